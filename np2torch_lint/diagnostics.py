@@ -1,0 +1,58 @@
+"""What a rule reports (``Finding``, on a node) and what users see (``Diagnostic``, at a position)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+
+class Applicability(enum.Enum):
+    """Whether a fix may be applied without asking: ``safe`` cannot change what a working program computes."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    applicability: Applicability
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    node: cst.CSTNode = field(repr=False)
+    message: str
+    fix: Fix | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding at a place in a file. Lines and columns are 1-based; the end column is exclusive."""
+
+    code: str
+    message: str
+    filename: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    fix: Fix | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "filename": self.filename,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "fix": None if self.fix is None else {
+                "applicability": self.fix.applicability.value,
+                "message": self.fix.message,
+            },
+        }

@@ -1,0 +1,138 @@
+"""Finding the files to lint and reading them: bytes -> text, with the encoding, BOM and newlines kept."""
+
+from __future__ import annotations
+
+import fnmatch
+import io
+import os
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+# Folders never worth linting (ruff's defaults); a folder holding ``pyvenv.cfg`` is a virtual environment too.
+SKIPPED_FOLDERS = frozenset({
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
+    ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", ".vscode",
+    "__pypackages__", "__pycache__", "_build", "buck-out", "build", "dist", "node_modules", "site-packages",
+    "venv",
+})
+
+
+class SourceError(Exception):
+    """A file that cannot be linted; the message says why, and where when it is about a position."""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    text: str  # decoded, without the BOM
+    encoding: str  # the codec to write it back with ("utf-8-sig" when there was a BOM)
+
+
+@dataclass(frozen=True, slots=True)
+class PathProblem:
+    """A path given or found that cannot be walked (missing, a symlink loop, unreadable folder)."""
+
+    path: str
+    reason: str
+
+
+def decode_source(data: bytes) -> Source:
+    """Decode Python source as the interpreter would: BOM, PEP 263 coding cookie, else UTF-8."""
+    if b"\0" in data:
+        raise SourceError("binary file (it contains NUL bytes)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:  # a bad or unknown coding cookie, or a BOM that contradicts it
+        raise SourceError(str(error)) from None
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise SourceError(f"not valid {encoding}: {error.reason} at {line}:{column}") from None
+    except LookupError as error:
+        raise SourceError(str(error)) from None
+    return Source(text, encoding)
+
+
+def read_source(path: str) -> Source:
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read()
+    except OSError as error:
+        raise SourceError(error.strerror or str(error)) from None
+    return decode_source(data)
+
+
+def matches_any(relative_path: str, patterns: Iterable[str]) -> bool:
+    """Whether a path (relative to the config's folder, '/'-separated) or its last part matches a glob."""
+    name = relative_path.rsplit("/", 1)[-1]
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if fnmatch.fnmatch(relative_path, pattern) or fnmatch.fnmatch(name, pattern):
+            return True
+    return False
+
+
+def iter_python_files(paths: Iterable[str], exclude: Iterable[str] = (), root: Path | None = None
+                      ) -> Iterator[str | PathProblem]:
+    """The Python files under ``paths``, in a stable order.
+
+    A path given explicitly is always linted; ``exclude`` (globs relative to ``root``) applies to what is found
+    inside folders. Symbolic links to folders are followed once: a link back into a folder already being walked
+    is reported as a loop.
+    """
+    exclude = tuple(exclude)
+    root = (root or Path.cwd()).resolve()
+    for path in paths:
+        if os.path.isfile(path):
+            yield path
+        elif os.path.isdir(path):
+            yield from _walk(path, exclude, root, set())
+        elif os.path.islink(path):
+            yield PathProblem(path, "broken symbolic link or symbolic link loop")
+        else:
+            yield PathProblem(path, "no such file or directory")
+
+
+def _walk(folder: str, exclude: tuple[str, ...], root: Path, ancestors: set[tuple[int, int]]
+          ) -> Iterator[str | PathProblem]:
+    try:
+        status = os.stat(folder)
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError as error:
+        yield PathProblem(folder, error.strerror or str(error))
+        return
+    identity = (status.st_dev, status.st_ino)
+    if identity in ancestors:
+        yield PathProblem(folder, "symbolic link loop (it leads back into a folder above it)")
+        return
+    ancestors = ancestors | {identity}
+    if any(entry.name == "pyvenv.cfg" for entry in entries) and ancestors != {identity}:
+        return  # a virtual environment found while walking
+    for entry in entries:
+        path = os.path.join(folder, entry.name)
+        if exclude and matches_any(_relative(path, root), exclude):
+            continue
+        try:
+            is_dir = entry.is_dir()
+            is_file = entry.is_file()
+        except OSError as error:
+            yield PathProblem(path, error.strerror or str(error))
+            continue
+        if is_dir:
+            if entry.name not in SKIPPED_FOLDERS and not entry.name.endswith(".egg-info"):
+                yield from _walk(path, exclude, root, ancestors)
+        elif is_file and entry.name.endswith(PYTHON_SUFFIXES):
+            yield path
+        elif entry.is_symlink() and not os.path.exists(path):
+            yield PathProblem(path, "broken symbolic link or symbolic link loop")
+
+
+def _relative(path: str, root: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return Path(path).as_posix()

@@ -1,0 +1,28 @@
+"""NPT001: ``.numpy()`` (or ``np.asarray``/``np.array``) on a tensor that may require grad.
+
+``Tensor.numpy()`` raises ``RuntimeError: Can't call numpy() on Tensor that requires grad`` while autograd is on;
+``.cpu()`` does not detach. Docs: ``docs/rules/NPT001.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..diagnostics import Finding
+from ..inference import Facts
+
+CODE = "NPT001"
+NAME = "numpy-on-grad-tensor"
+SUMMARY = "tensor that may require grad converted to NumPy without .detach()"
+
+
+def check(facts: Facts) -> Iterator[Finding]:
+    for conversion in facts.tensor_to_numpy:
+        # inside no_grad()/inference_mode() the call works (FACTS.md section 1); in an unknown mode, stay quiet
+        if conversion.tensor.requires_grad and conversion.grad_enabled is True:
+            if conversion.via == "numpy":
+                message = ".numpy() on a tensor that may require grad raises RuntimeError: call .detach() first"
+            else:
+                function = "np." + conversion.via.rsplit(".", 1)[1]
+                message = f"{function}() of a tensor that may require grad raises RuntimeError: pass it .detach()ed"
+            yield Finding(CODE, conversion.node, message)
