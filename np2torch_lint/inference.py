@@ -914,8 +914,11 @@ class Analyzer:
         if base.kind is Kind.TENSOR:
             result = base.but(items=None)
         elif base.is_numpy:
-            is_slice = len(node.slice) > 1 or any(isinstance(e.slice, cst.Slice) for e in node.slice) or any(
-                v.kind in (Kind.NDARRAY, Kind.SEQUENCE, Kind.NONE) for v in index_values)
+            # only integer indices in every position can give a NumPy scalar; slices, masks and None give arrays
+            is_slice = any(isinstance(e.slice, cst.Slice) for e in node.slice) or any(
+                v.kind in (Kind.NDARRAY, Kind.SEQUENCE, Kind.NONE, Kind.TENSOR) or v.qualname == "builtins.Ellipsis"
+                for v in index_values) or any(isinstance(e.slice.value, cst.Ellipsis) for e in node.slice
+                                              if isinstance(e.slice, cst.Index))
             result = base.but(kind=Kind.NDARRAY if is_slice else Kind.NUMPY_VALUE)
         elif base.kind is Kind.SEQUENCE:
             result = self._element_of(base)
@@ -1427,8 +1430,8 @@ class Analyzer:
                 elif value.kind is Kind.TENSOR:
                     dtype, decided = value.dtype, True
                 elif value.kind is Kind.UNKNOWN and any(
-                        v is value and _is_dtype_name(n) for v, n in zip(args.positional, args.positional_nodes)):
-                    dtype, decided = None, True
+                        v is value and not _names_a_device(n) for v, n in zip(args.positional, args.positional_nodes)):
+                    dtype, decided = None, True  # ``.to(x)``: x may be a dtype, unless it is named as a device
             if "dtype" in args.keywords:
                 decided = True
         if decided:
@@ -1453,7 +1456,7 @@ class Analyzer:
         for value, node in zip(args.positional, args.positional_nodes):
             if value.kind is Kind.REF and self._dtype_of_value(value):
                 continue  # ``.to(torch.float32)``: the device stays
-            if value.kind is Kind.UNKNOWN and _is_dtype_name(node):
+            if value.kind is Kind.UNKNOWN and _names_a_dtype(node):
                 continue  # ``.to(dtype)``
             return device_on_accelerator(value)
         return current
@@ -1554,7 +1557,7 @@ def _dotted_name(node: cst.BaseExpression | None) -> str | None:
 
 def _mentions_copy(test: cst.BaseExpression) -> bool:
     """An ``if copy:``/``if self.copy`` test: code that copies on purpose in one branch."""
-    node = test.operand if isinstance(test, cst.UnaryOperation) else test  # type: ignore[attr-defined]
+    node = test.expression if isinstance(test, cst.UnaryOperation) else test
     if isinstance(node, cst.Name):
         return "copy" in node.value.lower()
     if isinstance(node, cst.Attribute):
@@ -1706,10 +1709,22 @@ def device_on_accelerator(value: Value | None) -> bool | None:
     return None
 
 
-def _is_dtype_name(node: cst.BaseExpression) -> bool:
-    """``x.to(dtype)`` / ``x.to(self.dtype)``: a variable named as a dtype is taken for one, not for a device."""
+def _last_name(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Call):
+        node = node.func
     name = _dotted_name(node)
-    return name is not None and name.rsplit(".", 1)[-1].lower().endswith("dtype")
+    return "" if name is None else name.rsplit(".", 1)[-1].lower()
+
+
+def _names_a_dtype(node: cst.BaseExpression) -> bool:
+    """``x.to(dtype)``, ``x.to(self.dtype)``, ``x.to(get_default_dtype())``: taken for a dtype, not a device."""
+    return "dtype" in _last_name(node)
+
+
+def _names_a_device(node: cst.BaseExpression) -> bool:
+    """``x.to(device)``, ``x.to(args.device)``, ``x.to(dev)``: taken for a device, not a dtype."""
+    name = _last_name(node)
+    return "device" in name or name in ("dev", "gpu", "cuda", "accelerator", "rank", "local_rank")
 
 
 def analyze(module: cst.Module) -> Facts:
