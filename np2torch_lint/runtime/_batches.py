@@ -102,21 +102,25 @@ def stack_to_device(
     shape = (len(checked), *checked[0].shape)
 
     if target.type == "cuda":
-        staging = _staging_for(target)
-        pinned = staging.view(shape, _TORCH_DTYPE_OF_NUMPY[host_dtype])
-        np.stack(checked, out=pinned.numpy(), casting="unsafe")
-        batch = torch.empty(shape, dtype=pinned.dtype, device=target)
-        batch.copy_(pinned, non_blocking=True)
-        copy_done = torch.cuda.Event()
-        copy_done.record(torch.cuda.current_stream(target))
-        staging.guard(copy_done)
+        batch = _stack_through_pinned_staging(checked, shape, host_dtype, target)
     else:
         # numpy allocates the host batch: its large allocations get huge pages (FACTS.md 8).
         host = np.empty(shape, dtype=host_dtype)
         np.stack(checked, out=host, casting="unsafe")
-        batch = torch.from_numpy(host)
-        if moves:
-            batch = batch.to(target)
-    if dtype is not None:
-        batch = batch.to(dtype)  # no-op unless the cast was left to the device or to torch
+        batch = torch.from_numpy(host).to(target)  # a no-op on the CPU
+    # A no-op unless the cast was left to the device (widening) or to torch (bfloat16, ...).
+    return batch if dtype is None else batch.to(dtype)
+
+
+def _stack_through_pinned_staging(
+    arrays: list[np.ndarray], shape: tuple[int, ...], host_dtype: np.dtype, device: torch.device
+) -> torch.Tensor:
+    staging = _staging_for(device)
+    pinned = staging.view(shape, _TORCH_DTYPE_OF_NUMPY[host_dtype])
+    np.stack(arrays, out=pinned.numpy(), casting="unsafe")
+    batch = torch.empty(shape, dtype=pinned.dtype, device=device)
+    batch.copy_(pinned, non_blocking=True)
+    copy_done = torch.cuda.Event()
+    copy_done.record(torch.cuda.current_stream(device))
+    staging.guard(copy_done)
     return batch

@@ -304,7 +304,6 @@ def from_numpy(
         array = array.astype(host_dtype, order="K")
     tensor = torch.from_numpy(array)
     if moves:
-        tensor = tensor.to(device)
-    if dtype is not None:
-        tensor = tensor.to(dtype)  # no-op unless the cast was left to torch or to the device
-    return tensor
+        tensor = tensor.to(device)  # the one host-to-device copy
+    # A no-op unless the cast was left to the device (widening) or to torch (bfloat16, ...).
+    return tensor if dtype is None else tensor.to(dtype)
