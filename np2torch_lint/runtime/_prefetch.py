@@ -159,7 +159,8 @@ class DevicePrefetcher:
             if isinstance(leaf, torch.Tensor) and leaf.device.type != "cpu":
                 # Made on another stream: the copy stream must not read it before it is written.
                 copy_stream.wait_stream(torch.cuda.current_stream(leaf.device))
-                leaf.record_stream(copy_stream)
+                if leaf.device == device:  # record_stream needs a stream of the tensor's own device
+                    leaf.record_stream(copy_stream)
                 converted = leaf.detach().to(device, self._leaf_dtype(leaf.is_floating_point()), copy=True)
             else:
                 pinned, dtype = self._stage(leaf, next_staging)
