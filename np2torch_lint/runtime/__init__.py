@@ -1,0 +1,20 @@
+"""Correct NumPy <-> PyTorch conversion helpers, which np2torch-lint's fixes rewrite code to call.
+
+Imports numpy and torch, never libcst or the linter. See docs/runtime.md.
+"""
+
+from __future__ import annotations
+
+from ._batches import stack_to_device
+from ._convert import PendingArray, from_numpy, to_numpy, to_numpy_async
+from ._prefetch import DevicePrefetcher, NumpyBatchLoader
+
+__all__ = [
+    "DevicePrefetcher",
+    "NumpyBatchLoader",
+    "PendingArray",
+    "from_numpy",
+    "stack_to_device",
+    "to_numpy",
+    "to_numpy_async",
+]
