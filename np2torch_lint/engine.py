@@ -6,7 +6,11 @@ again (about 3.5x a parse, measured on torch's sources), and most files have no 
 
 from __future__ import annotations
 
-from typing import Collection
+import ast
+import re
+import sys
+import threading
+from typing import Callable, Collection, TypeVar
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -18,19 +22,102 @@ from .noqa import skips_file
 from .rules import ALL_RULES
 
 
+T = TypeVar("T")
+
+# LibCST's native parser recurses on the C stack and crashes the process (it cannot raise) on very deep code: a
+# few thousand nested brackets, or a chain of 100k ``a + a + ...``; a chain of 20k ``a.a.a`` takes it minutes.
+# Python itself refuses more than 200 nested brackets, so files that could hide such code are checked with
+# Python's own parser first, and parsing runs on a thread with a large stack.
+MAX_SOURCE_CHARS = 10 * 2**20
+MAX_NESTING = 1000
+_DEEP_STACK_BYTES = 512 * 2**20
+_BRACKETS = re.compile(r"[][(){}]")
+_LONG_LINE = re.compile(r"[^\n]{2000}")
+
+
 def could_have_findings(text: str) -> bool:
     """Every rule needs a tensor, and a tensor needs torch imported: a file that never says "torch" is clean."""
     return "torch" in text
 
 
 def parse(text: str) -> cst.Module:
+    _refuse_what_would_crash_the_parser(text)
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        message = error.message.rstrip(".")
-        raise SourceError(f"{message} at {error.raw_line}:{error.raw_column + 1}") from None
+        raise SourceError(_syntax_error_reason(text, error)) from None
     except (RecursionError, MemoryError) as error:  # pathological nesting or size
         raise SourceError(f"too deeply nested or too large to parse ({type(error).__name__})") from None
+
+
+def _syntax_error_reason(text: str, error: cst.ParserSyntaxError) -> str:
+    """Python's own words for a syntax error (clearer than LibCST's), or LibCST's when Python accepts the code."""
+    try:
+        compile(text, "<file>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+    except SyntaxError as python_error:
+        return f"{python_error.msg} at {python_error.lineno}:{python_error.offset}"
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    message = " ".join(error.message.split())
+    return f"LibCST cannot parse this: {message} at {error.raw_line}:{error.raw_column + 1}"
+
+
+def _refuse_what_would_crash_the_parser(text: str) -> None:
+    if len(text) > MAX_SOURCE_CHARS:
+        raise SourceError(f"too large to lint ({len(text) / 2**20:.1f} MiB; the limit is "
+                          f"{MAX_SOURCE_CHARS // 2**20} MiB)")
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(text):  # counts brackets in strings too; that only errs towards checking
+        depth = depth + 1 if bracket in "([{" else depth - 1
+        deepest = max(deepest, depth)
+    # Python's own parser (a fifth of LibCST's time) checks only files that could hide very deep code
+    if deepest <= 200 and len(text) < 64 * 1024 and not _LONG_LINE.search(text):
+        return
+    try:
+        tree = compile(text, "<file>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+    except SyntaxError as error:
+        raise SourceError(f"{error.msg} at {error.lineno}:{error.offset}") from None
+    except (RecursionError, MemoryError, ValueError) as error:
+        raise SourceError(f"too deeply nested to parse ({type(error).__name__})") from None
+    nesting = _ast_depth(tree)
+    if nesting > MAX_NESTING:
+        raise SourceError(f"nested {nesting} levels deep; np2torch-lint parses at most {MAX_NESTING}")
+
+
+def _ast_depth(tree: ast.AST) -> int:
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def run_with_deep_stack(function: Callable[..., T], *args: object) -> T:
+    """Call ``function`` on a thread with a large C stack and a high recursion limit, and return its result."""
+    outcome: list = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, function(*args)))
+        except BaseException as error:  # noqa: BLE001 - handed back to the calling thread below
+            outcome.append((False, error))
+
+    previous_limit = sys.getrecursionlimit()
+    previous_size = threading.stack_size(_DEEP_STACK_BYTES)
+    sys.setrecursionlimit(max(previous_limit, 50_000))
+    try:
+        thread = threading.Thread(target=target, name="np2torch-lint-parse")
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(previous_size)
+        sys.setrecursionlimit(previous_limit)
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
 
 
 def findings_for(module: cst.Module, codes: Collection[str] | None = None) -> list[Finding]:
@@ -45,6 +132,13 @@ def lint_text(text: str, filename: str, codes: Collection[str] | None = None) ->
     """
     if not could_have_findings(text) or skips_file(text) or (codes is not None and not codes):
         return []
+    try:
+        return run_with_deep_stack(_lint_module_text, text, filename, codes)
+    except RecursionError:
+        raise SourceError("too deeply nested to analyse (RecursionError)") from None
+
+
+def _lint_module_text(text: str, filename: str, codes: Collection[str] | None) -> list[Diagnostic]:
     module = parse(text)
     findings = findings_for(module, codes)
     if not findings:

@@ -243,7 +243,8 @@ _TORCH_INDEX_OR_BOOL = {"torch." + name for name in _TENSOR_INDEX_OR_BOOL | {
     "equal", "allclose", "is_tensor", "numel", "is_floating_point", "is_complex", "topk", "sort", "max", "min",
     "unique", "bucketize", "searchsorted", "where", "histc", "bincount", "count_nonzero", "randperm"}}
 # Calls that consume a generator and keep its items (the items are "collected").
-_COLLECTORS = {"builtins.list", "builtins.tuple", "builtins.set", "builtins.sorted", "torch.stack", "torch.cat", "torch.concat", "torch.concatenate",
+_COLLECTORS = {"builtins.list", "builtins.tuple", "builtins.set", "builtins.sorted", "torch.stack", "torch.cat",
+               "torch.concat", "torch.concatenate",
                "torch.vstack", "torch.hstack", "numpy.stack", "numpy.concatenate"}
 
 # Builtins the analysis knows; an unbound name among these is the builtin.

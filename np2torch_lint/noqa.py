@@ -1,8 +1,8 @@
-"""Suppression comments, with flake8's semantics, for the ``np2torch-lint`` command.
+"""Suppression comments, read with flake8's own pattern.
 
-``# noqa`` silences every finding on its logical line, ``# noqa: NPT001,NPT002`` those codes; a comment on any
-physical line of a multi-line statement covers the whole statement, as in flake8. The flake8 plugin leaves all of
-this to flake8 itself. A file holding ``# np2torch-lint: skip-file`` (or flake8's ``# flake8: noqa``) is skipped.
+``# noqa`` silences every finding of its statement, ``# noqa: NPT001,NPT002`` (or a prefix, ``# noqa: NPT``)
+those codes. A comment on any physical line of a multi-line statement covers the whole statement. A file holding
+``# np2torch-lint: skip-file`` (or flake8's ``# flake8: noqa``) is skipped.
 """
 
 from __future__ import annotations
@@ -28,41 +28,45 @@ def skips_file(text: str) -> bool:
 def filter_suppressed(diagnostics: list[Diagnostic], text: str) -> list[Diagnostic]:
     if not diagnostics or "noqa" not in text:
         return diagnostics
-    logical_line_text = _logical_line_text(text)
-    kept = []
-    for diagnostic in diagnostics:
-        line_text = logical_line_text.get(diagnostic.line, "")
-        if not _is_suppressed(diagnostic.code, line_text):
-            kept.append(diagnostic)
-    return kept
+    statement_text = _statement_text(text)
+    return [d for d in diagnostics if not _is_suppressed(d.code, statement_text.get(d.line, ""))]
 
 
-def _is_suppressed(code: str, line_text: str) -> bool:
-    match = NOQA_INLINE_REGEXP.search(line_text)  # flake8 reads the first ``# noqa`` only
-    if match is None:
-        return False
-    codes = match.group("codes")
-    if codes is None:
-        return True
-    listed = tuple(parse_comma_separated_list(codes))
-    return code in listed or code.startswith(listed)
+def _is_suppressed(code: str, statement_text: str) -> bool:
+    for match in NOQA_INLINE_REGEXP.finditer(statement_text):
+        codes = match.group("codes")
+        if codes is None:
+            return True
+        listed = tuple(parse_comma_separated_list(codes))
+        if code in listed or code.startswith(listed):  # flake8 matches listed codes as prefixes too
+            return True
+    return False
 
 
-def _logical_line_text(text: str) -> dict[int, str]:
-    """Each physical line number -> the text of every line of its logical line, as flake8 maps them."""
+def _statement_text(text: str) -> dict[int, str]:
+    """Each physical line number -> the text of every line of its statement (its logical line).
+
+    flake8 7 joins only lines it sees as one token run (multi-line strings, backslashes): inside brackets it
+    splits at each line. Here a logical line ends at a NEWLINE token, or at a blank or comment line outside
+    brackets, so a ``# noqa`` on the closing line of a bracketed call covers the whole call.
+    """
     lines = text.splitlines(keepends=True)
     mapping: dict[int, str] = {}
-    min_line, max_line = len(lines) + 2, -1
+    first, last, depth = len(lines) + 2, -1, 0
     try:
         for token in tokenize.generate_tokens(StringIO(text).readline):
-            if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+            if token.type in (tokenize.ENDMARKER, tokenize.DEDENT, tokenize.INDENT):
                 continue
-            min_line = min(min_line, token.start[0])
-            max_line = max(max_line, token.end[0])
-            if token.type in (tokenize.NL, tokenize.NEWLINE):
-                joined = "".join(lines[min_line - 1:max_line])
-                mapping.update(dict.fromkeys(range(min_line, max_line + 1), joined))
-                min_line, max_line = len(lines) + 2, -1
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth = max(depth - 1, 0)
+            first = min(first, token.start[0])
+            last = max(last, token.end[0])
+            if token.type == tokenize.NEWLINE or (token.type == tokenize.NL and depth == 0):
+                joined = "".join(lines[first - 1:last])
+                mapping.update(dict.fromkeys(range(first, last + 1), joined))
+                first, last = len(lines) + 2, -1
     except (tokenize.TokenError, SyntaxError):
         pass
     for number, line in enumerate(lines, start=1):

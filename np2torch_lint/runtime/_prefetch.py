@@ -144,7 +144,10 @@ class DevicePrefetcher:
     def _copy_to_cuda(
         self, item: Any, device: torch.device, copy_stream: Any, slot: list[_PinnedStaging]
     ) -> tuple[Any, list[torch.Tensor], Any]:
-        """Queue `item`'s copy on `copy_stream`; return it on the device, its tensors and the event that completes it."""
+        """Queue `item`'s copy on `copy_stream`.
+
+        Returns it on the device, its tensors and the event that completes the copy.
+        """
         made_here: list[torch.Tensor] = []
         stagings_used = 0
 

@@ -54,7 +54,8 @@ def test_to_numpy_async_of_conjugate_and_sparse_cuda_tensors():
     np.testing.assert_array_equal(to_numpy_async(s).result(), np.eye(3, dtype=np.float32))
 
 
-@pytest.mark.parametrize(("source", "target"), [(np.float64, torch.float32), (np.uint8, torch.float32), (np.float32, torch.bfloat16)])
+@pytest.mark.parametrize(("source", "target"),
+                         [(np.float64, torch.float32), (np.uint8, torch.float32), (np.float32, torch.bfloat16)])
 def test_from_numpy_to_cuda_with_a_cast(source, target):
     a = (np.arange(24).reshape(2, 3, 4) % 200).astype(source)[:, ::-1]
     t = from_numpy(a, dtype=target, device="cuda")

@@ -110,7 +110,10 @@ def test_misaligned_strides_of_a_structured_field_are_copied():
     np.testing.assert_array_equal(from_numpy(rec["x"]).numpy(), [1, 2, 3])
 
 
-@pytest.mark.parametrize(("scalar", "dtype"), [(np.float64(1.5), torch.float64), (np.float32(2), torch.float32), (np.int64(3), torch.int64), (np.bool_(True), torch.bool)])
+@pytest.mark.parametrize(("scalar", "dtype"), [
+    (np.float64(1.5), torch.float64), (np.float32(2), torch.float32), (np.int64(3), torch.int64),
+    (np.bool_(True), torch.bool),
+])
 def test_numpy_scalar_becomes_a_0d_tensor_of_its_dtype(scalar, dtype):
     t = from_numpy(scalar)
     assert t.shape == () and t.dtype == dtype
@@ -195,7 +198,8 @@ def test_masked_array_is_refused_instead_of_dropping_the_mask():
         from_numpy(np.ma.masked_array([1.0, 2.0], mask=[True, False]))
 
 
-@pytest.mark.parametrize(("value", "text"), [([1.0], "got list"), (torch.ones(1), "already a tensor"), (1.0, "got float")])
+@pytest.mark.parametrize(("value", "text"),
+                         [([1.0], "got list"), (torch.ones(1), "already a tensor"), (1.0, "got float")])
 def test_non_numpy_input_raises_type_error_naming_the_type(value, text):
     with pytest.raises(TypeError, match=text):
         from_numpy(value)

@@ -25,7 +25,9 @@ def test_copy_true_returns_an_independent_array():
     assert t[0].item() == 0
 
 
-@pytest.mark.parametrize("make", [lambda: torch.nn.Parameter(torch.ones(3)), lambda: torch.ones(3, requires_grad=True) * 2])
+@pytest.mark.parametrize("make", [
+    lambda: torch.nn.Parameter(torch.ones(3)), lambda: torch.ones(3, requires_grad=True) * 2,
+])
 def test_tensor_requiring_grad_is_copied_never_aliased(make):
     t = make()
     a = to_numpy(t)

@@ -1,0 +1,19 @@
+"""Helpers shared by the linter tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "fixtures"
+
+
+def run_command(*args: str, cwd: Path | None = None, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    """Run a console command of this environment (``np2torch-lint``, ``flake8``) as a user would."""
+    executable = Path(sys.executable).with_name(args[0])
+    command = [str(executable), *args[1:]] if executable.exists() else [sys.executable, "-m", *args]
+    return subprocess.run(command, cwd=cwd or REPO, input=stdin, capture_output=True,
+                          env={**os.environ, "PYTHONIOENCODING": "utf-8"})

@@ -1,0 +1,91 @@
+"""Bad input gets one clear line, no traceback, exit 2, and the other files are still linted."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from np2torch_lint.cli import main
+
+GOOD = "import torch\nw = torch.ones(3, requires_grad=True)\nw.numpy()\n"
+
+
+def lint(capsys, *paths) -> tuple[int, str, list[str]]:
+    code = main([str(p) for p in paths])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return code, captured.out, captured.err.splitlines()
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    (b"import torch\ndef broken(:\n    pass\n", "could not parse: invalid syntax at 2:12"),
+    (b"import torch\nx = '\xff\xfe'\n", "could not parse: not valid utf-8: invalid start byte at 2:6"),
+    (b"# -*- coding: latin-9000 -*-\nimport torch\n", "could not parse: unknown encoding"),
+    (b"\x7fELF\x00\x01\x02torch", "could not parse: binary file"),
+    (b"\xef\xbb\xbf# -*- coding: latin-1 -*-\nimport torch\n", "could not parse: encoding problem"),
+])
+def test_unreadable_file_is_reported_and_the_run_goes_on(write, capsys, content, reason):
+    bad = write("bad.py", content)
+    good = write("good.py", GOOD)
+    before = bad.read_bytes()
+    code, out, err = lint(capsys, bad, good)
+    assert code == 2
+    assert len(err) == 1 and err[0].startswith(f"{bad}: {reason}"), err
+    assert "good.py:3:1: NPT001" in out
+    assert bad.read_bytes() == before
+
+
+def test_parse_error_names_the_position(write, capsys):
+    bad = write("bad.py", "import torch\n\nx = (1,\n")
+    code, _, err = lint(capsys, bad)
+    assert code == 2 and err[0].startswith(f"{bad}: could not parse: ") and " at " in err[0]
+
+
+def test_missing_path(capsys, tmp_path):
+    code, _, err = lint(capsys, tmp_path / "nope.py")
+    assert code == 2 and err == [f"{tmp_path / 'nope.py'}: could not read: no such file or directory"]
+
+
+def test_symlink_loop_is_reported_once_and_the_walk_finishes(write, capsys, tmp_path):
+    write("tree/good.py", GOOD)
+    os.symlink(tmp_path / "tree", tmp_path / "tree" / "loop")
+    os.symlink(tmp_path / "tree" / "b", tmp_path / "tree" / "a")
+    os.symlink(tmp_path / "tree" / "a", tmp_path / "tree" / "b")
+    code, out, err = lint(capsys, tmp_path / "tree")
+    assert code == 2
+    assert out.count("NPT001") == 1
+    assert any("loop" in line and "tree/loop" in line for line in err)
+    assert any("tree/a" in line for line in err)
+
+
+@pytest.mark.parametrize(("content", "line"), [
+    ("\ufeffimport torch\nw = torch.ones(3, requires_grad=True)\nw.numpy()\n".encode("utf-8"), 3),
+    (GOOD.replace("\n", "\r\n").encode(), 3),
+    ("# -*- coding: latin-1 -*-\nimport torch\n# caf\u00e9\nw = torch.ones(3, requires_grad=True)\nw.numpy()\n"
+     .encode("latin-1"), 5),
+])
+def test_bom_crlf_and_coding_cookie_files_are_linted(write, capsys, content, line):
+    code, out, _ = lint(capsys, write("enc.py", content))
+    assert code == 1 and f":{line}:1: NPT001" in out
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\nx = " + "[" * 5000 + "]" * 5000 + "\n",  # Python refuses over 200 nested brackets
+    "import torch\nx = " + "f(" * 3000 + ")" * 3000 + "\n",
+    "import torch\nx = " + "+".join(["a"] * 100_000) + "\n",  # valid Python, 100k levels deep
+    "import torch\nx = (" + " +\n".join(["a"] * 100_000) + ")\n",
+    "import torch\nx = " + "a." * 20_000 + "b\n",
+])
+def test_pathological_nesting_gets_a_message_not_a_crash(write, capsys, source):
+    bad = write("deep.py", source)
+    good = write("good.py", GOOD)
+    code, out, err = lint(capsys, bad, good)
+    assert code == 2 and len(err) == 1 and err[0].startswith(f"{bad}: could not parse: ")
+    assert "NPT001" in out
+
+
+def test_moderately_deep_valid_code_is_still_linted(write, capsys):
+    chain = "import torch\nw = torch.ones(3, requires_grad=True)\ny = " + " + ".join(["w"] * 700) + "\ny.numpy()\n"
+    code, out, _ = lint(capsys, write("chain.py", chain))
+    assert code == 1 and ":4:1: NPT001" in out

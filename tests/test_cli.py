@@ -1,0 +1,150 @@
+"""The np2torch-lint command: output formats, selection, config, suppression and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from np2torch_lint.cli import main
+
+GRAD = "import torch\nw = torch.ones(3, requires_grad=True)\n"
+NPT001_LINE = "w.numpy()\n"
+NPT003_LINE = "import numpy as np\ntorch.tensor(np.zeros(3, dtype=np.float32))\n"
+CLEAN = "import torch\nx = torch.ones(3)\nx.numpy()\n"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_exit_zero_when_clean(write, capsys):
+    assert run(capsys, str(write("clean.py", CLEAN))) == (0, "", "")
+
+
+def test_exit_one_and_flake8_style_lines_when_there_are_findings(write, capsys):
+    path = write("bad.py", GRAD + NPT001_LINE)
+    code, out, err = run(capsys, str(path))
+    assert code == 1
+    assert out == f"{path}:3:1: NPT001 .numpy() on a tensor that may require grad raises RuntimeError: " \
+                  "call .detach() first\n"
+    assert err == ""
+
+
+def test_exit_zero_flag_keeps_findings_but_exits_zero(write, capsys):
+    code, out, _ = run(capsys, "--exit-zero", str(write("bad.py", GRAD + NPT001_LINE)))
+    assert code == 0 and "NPT001" in out
+
+
+def test_json_output_has_the_documented_keys(write, capsys):
+    path = write("bad.py", GRAD + NPT001_LINE)
+    code, out, _ = run(capsys, "--output-format", "json", str(path))
+    assert code == 1
+    [item] = json.loads(out)
+    assert item == {"code": "NPT001", "message": item["message"], "filename": str(path), "line": 3, "column": 1,
+                    "end_line": 3, "end_column": 10, "fix": None}
+
+
+def test_select_and_ignore_by_code_and_prefix(write, capsys):
+    path = str(write("two.py", GRAD + NPT001_LINE + NPT003_LINE))
+    assert {line.split()[1] for line in run(capsys, path)[1].splitlines()} == {"NPT001", "NPT003"}
+    assert {line.split()[1] for line in run(capsys, "--select", "NPT003", path)[1].splitlines()} == {"NPT003"}
+    assert {line.split()[1] for line in run(capsys, "--ignore", "NPT001", path)[1].splitlines()} == {"NPT003"}
+    assert run(capsys, "--select", "NPT", "--ignore", "NPT00", path)[0] == 0
+    assert {line.split()[1] for line in run(capsys, "--ignore", "NPT", "--select", "NPT001", path)[1].splitlines()} \
+        == {"NPT001"}  # the longer, more specific prefix wins, as in flake8
+
+
+@pytest.mark.parametrize("codes", ["NPT999", "XYZ", "npt-1", "E501"])
+def test_unknown_codes_are_a_usage_error(write, capsys, codes):
+    code, out, err = run(capsys, "--select", codes, str(write("clean.py", CLEAN)))
+    assert code == 2 and out == ""
+    assert "--select" in err and "Traceback" not in err
+
+
+def test_statistics_count_findings_per_rule(write, capsys):
+    path = str(write("bad.py", GRAD + NPT001_LINE + NPT001_LINE + NPT003_LINE))
+    code, out, _ = run(capsys, "--statistics", path)
+    assert code == 1
+    assert "    2  NPT001  " in out and "    1  NPT003  " in out
+
+
+def test_noqa_silences_a_code_or_all_codes_but_not_others(write, capsys):
+    text = (GRAD + "w.numpy()  # noqa: NPT001\n" + "w.numpy()  # noqa\n" + "w.numpy()  # noqa: NPT002\n"
+            + "w.numpy()  # NOQA:NPT0\n")
+    code, out, _ = run(capsys, str(write("noqa.py", text)))
+    assert [line.split(":")[1] for line in out.splitlines()] == ["5"]
+
+
+def test_noqa_on_any_line_of_a_multi_line_statement_covers_it(write, capsys):
+    text = GRAD + "value = (\n    w\n    .numpy()\n)  # noqa: NPT001\nother = (w\n    .numpy())\n"
+    code, out, _ = run(capsys, str(write("multi.py", text)))
+    assert [line.split(":")[1] for line in out.splitlines()] == ["7"]
+
+
+@pytest.mark.parametrize("directive", ["# np2torch-lint: skip-file", "# flake8: noqa"])
+def test_file_level_skip(write, capsys, directive):
+    assert run(capsys, str(write("skip.py", directive + "\n" + GRAD + NPT001_LINE)))[0] == 0
+
+
+def test_folders_are_walked_and_tool_folders_skipped(write, capsys, tmp_path):
+    write("pkg/bad.py", GRAD + NPT001_LINE)
+    write("pkg/sub/bad.pyi", GRAD + NPT001_LINE)
+    write("pkg/notes.txt", GRAD + NPT001_LINE)
+    for skipped in (".git", ".venv", "build", "node_modules", "__pycache__", "x.egg-info"):
+        write(f"pkg/{skipped}/bad.py", GRAD + NPT001_LINE)
+    write("pkg/env/pyvenv.cfg", "")
+    write("pkg/env/lib/bad.py", GRAD + NPT001_LINE)
+    code, out, _ = run(capsys, str(tmp_path / "pkg"))
+    assert code == 1
+    assert sorted(Path(line.split(":")[0]).relative_to(tmp_path).as_posix() for line in out.splitlines()) == [
+        "pkg/bad.py", "pkg/sub/bad.pyi"]
+
+
+def test_config_select_exclude_and_per_file_ignores(write, capsys, tmp_path, monkeypatch):
+    write("pyproject.toml", '[tool.np2torch-lint]\nselect = ["NPT001", "NPT003"]\nexclude = ["generated"]\n'
+                            '[tool.np2torch-lint.per-file-ignores]\n"tests/*" = ["NPT001"]\n')
+    write("src/a.py", GRAD + NPT001_LINE + NPT003_LINE)
+    write("tests/test_a.py", GRAD + NPT001_LINE + NPT003_LINE)
+    write("generated/b.py", GRAD + NPT001_LINE)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, ".")
+    found = sorted((Path(line.split(":")[0]).as_posix(), line.split()[1]) for line in out.splitlines())
+    assert found == [("src/a.py", "NPT001"), ("src/a.py", "NPT003"), ("tests/test_a.py", "NPT003")]
+    # an excluded file named explicitly is still linted, as in ruff
+    assert "generated/b.py" in run(capsys, "generated/b.py")[1]
+    # the command line wins over the file
+    assert {line.split()[1] for line in run(capsys, "--select", "NPT003", "src")[1].splitlines()} == {"NPT003"}
+
+
+def test_explicit_config_file_and_bad_config(write, capsys, tmp_path):
+    config = write("conf/pyproject.toml", '[tool.np2torch-lint]\nignore = ["NPT001"]\n')
+    path = str(write("a.py", GRAD + NPT001_LINE))
+    assert run(capsys, "--config", str(config), path)[0] == 0
+    broken = write("broken/pyproject.toml", "[tool.np2torch-lint]\nselekt = []\n")
+    code, _, err = run(capsys, "--config", str(broken), path)
+    assert code == 2 and "selekt" in err and "Traceback" not in err
+    code, _, err = run(capsys, "--config", str(tmp_path / "missing.toml"), path)
+    assert code == 2 and "no such file" in err
+
+
+def test_stdin_is_read_with_a_display_name(monkeypatch, capsys):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((GRAD + NPT001_LINE).encode())))
+    code, out, _ = run(capsys, "--stdin-filename", "snippet.py", "-")
+    assert code == 1 and out.startswith("snippet.py:3:1: NPT001")
+
+
+def test_console_scripts_run(write):
+    from helpers import run_command
+
+    path = write("bad.py", GRAD + NPT001_LINE)
+    result = run_command("np2torch-lint", str(path))
+    assert result.returncode == 1 and b"NPT001" in result.stdout
+    result = run_command("np2torch-lint", "--version")
+    assert result.returncode == 0 and b"np2torch-lint" in result.stdout

@@ -1,0 +1,88 @@
+"""Every fixture's findings equal its inline expectations, exactly, from both front ends."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from np2torch_lint.cli import lint_paths
+from np2torch_lint.config import Settings
+
+from helpers import FIXTURES, REPO, run_command
+
+FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))
+EXPECTATION = re.compile(r"#\s*(NPT\d{3}(?:\s*,\s*NPT\d{3})*)\s*$")
+
+
+def expected_findings(path: Path) -> Counter:
+    expected: Counter = Counter()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        match = EXPECTATION.search(line)
+        if match:
+            for code in re.split(r"\s*,\s*", match.group(1)):
+                expected[(number, code)] += 1
+    return expected
+
+
+def test_there_is_a_fixture_for_every_rule():
+    from np2torch_lint.rules import RULES_BY_CODE
+
+    names = {path.name.split("_", 1)[0].upper() for path in FIXTURE_FILES}
+    assert names == set(RULES_BY_CODE)
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
+def test_findings_match_inline_expectations(path: Path):
+    diagnostics, errors = lint_paths([str(path)], Settings())
+    assert errors == []
+    found = Counter((d.line, d.code) for d in diagnostics)
+    expected = expected_findings(path)
+    assert expected, "a fixture without positive cases tests nothing"
+    missing = sorted(expected - found)
+    extra = sorted(found - expected)
+    assert (missing, extra) == ([], []), f"missing (line, code): {missing}; unexpected: {extra}"
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
+def test_each_fixture_has_many_negative_cases(path: Path):
+    negatives = [line for line in path.read_text(encoding="utf-8").splitlines() if "# ok:" in line]
+    assert len(negatives) >= 8
+
+
+def test_fixtures_hold_at_least_forty_negative_cases():
+    total = sum(path.read_text(encoding="utf-8").count("# ok:") for path in FIXTURE_FILES)
+    assert total >= 40
+
+
+def test_cli_and_flake8_report_the_same_on_every_fixture():
+    lint = run_command("np2torch-lint", "fixtures/")
+    flake8 = run_command("flake8", "--select", "NPT", "fixtures/")
+    assert lint.returncode == 1, lint.stderr
+    assert lint.stderr == b""
+    lint_lines = sorted(lint.stdout.decode().splitlines())
+    assert lint_lines == sorted(flake8.stdout.decode().splitlines())
+    assert len(lint_lines) == sum(sum(expected_findings(path).values()) for path in FIXTURE_FILES)
+
+
+def test_flake8_with_two_jobs_reports_the_same():
+    one = run_command("flake8", "--select", "NPT", "fixtures/")
+    two = run_command("flake8", "--select", "NPT", "-j", "2", "fixtures/")
+    assert sorted(one.stdout.splitlines()) == sorted(two.stdout.splitlines())
+    assert one.stdout
+
+
+def test_flake8_applies_its_own_noqa(write, tmp_path):
+    path = write("noqa_case.py", "import torch\nw = torch.ones(1, requires_grad=True)\nw.numpy()  # noqa: NPT001\n"
+                                 "w.numpy()\n")
+    result = run_command("flake8", "--select", "NPT", str(path), cwd=tmp_path)
+    assert result.stdout.decode().splitlines() == [f"{path}:4:1: NPT001 .numpy() on a tensor that may require grad "
+                                                   "raises RuntimeError: call .detach() first"]
+
+
+def test_the_project_is_clean_under_its_own_linter_and_flake8():
+    assert run_command("np2torch-lint", ".").returncode == 0
+    result = run_command("flake8", "np2torch_lint", "tests", "benchmarks", cwd=REPO)
+    assert result.returncode == 0, result.stdout.decode()
