@@ -1,0 +1,66 @@
+"""The analysis' own rules, checked against the libraries they describe (numpy is installed for the tests)."""
+
+from __future__ import annotations
+
+import itertools
+
+import libcst as cst
+import numpy as np
+import pytest
+
+from np2torch_lint.inference import analyze
+from np2torch_lint.values import Kind, promote_numpy
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+          "float64", "complex64", "complex128"]
+
+
+@pytest.mark.parametrize(("a", "b"), list(itertools.combinations_with_replacement(DTYPES, 2)))
+def test_array_promotion_matches_numpy(a, b):
+    assert promote_numpy(a, b) == np.result_type(np.dtype(a), np.dtype(b)).name
+
+
+def converted_dtype(source: str) -> tuple[str | None, bool]:
+    """The dtype and float64-by-default flag the analysis gives the array in ``torch.from_numpy(<source>)``."""
+    facts = analyze(cst.parse_module(f"import numpy as np\nimport torch\nu8 = np.zeros(3, np.uint8)\n"
+                                     f"f32 = np.zeros(3, np.float32)\ntorch.from_numpy({source})\n"))
+    [conversion] = facts.numpy_to_tensor
+    return conversion.source.dtype, conversion.source.float64_by_default
+
+
+@pytest.mark.parametrize("source", [
+    "np.random.rand(3)", "np.random.randn(2, 2)", "np.zeros(3)", "np.ones((2, 2))", "np.empty(3)",
+    "np.full(3, 1.0)", "np.array([1.5, 2])", "np.linspace(0, 1, 5)", "np.arange(0., 1., .1)", "np.eye(2)",
+    "np.identity(2)", "u8 / 255", "u8 / 255.0", "np.sqrt(np.arange(3))", "np.random.default_rng().random(3)",
+    "np.random.default_rng().standard_normal(3)", "np.arange(3) * 0.5", "f32 * np.zeros(1)",
+    "np.concatenate([f32, np.zeros(1)])", "f32 + np.arange(3)",
+])
+def test_numpy_default_float64_is_known_and_matches_numpy(source):
+    dtype, by_default = converted_dtype(source)
+    namespace = {"np": np, "u8": np.zeros(3, np.uint8), "f32": np.zeros(3, np.float32)}
+    assert np.asarray(eval(source, namespace)).dtype.name == dtype == "float64"
+    assert by_default
+
+
+@pytest.mark.parametrize("source", [
+    "np.array([1, 2])", "np.arange(3)", "np.full(2, 1)", "np.random.randint(0, 3, 4)", "f32 * 0.5", "f32 + 1.0",
+    "f32 / 3", "np.zeros_like(f32)", "np.stack([f32, f32])", "np.clip(f32, 0, 1)", "f32.astype(np.float64)",
+    "np.zeros(3, dtype=np.float64)", "np.random.rand(3).astype('float32')", "u8 // 2",
+])
+def test_other_dtypes_match_numpy_and_are_not_defaults(source):
+    dtype, by_default = converted_dtype(source)
+    namespace = {"np": np, "u8": np.zeros(3, np.uint8), "f32": np.zeros(3, np.float32)}
+    assert dtype == np.asarray(eval(source, namespace)).dtype.name
+    assert not by_default
+
+
+def test_unknown_values_stay_unknown():
+    facts = analyze(cst.parse_module("import torch\ndef f(t, a):\n    t.numpy()\n    torch.tensor(a)\n"))
+    assert facts.tensor_to_numpy == [] and facts.numpy_to_tensor == []
+
+
+def test_a_value_bound_in_one_branch_only_keeps_that_branch():
+    facts = analyze(cst.parse_module(
+        "import torch\nif c:\n    y = torch.ones(1, requires_grad=True)\ny.numpy()\n"))
+    [conversion] = facts.tensor_to_numpy
+    assert conversion.tensor.kind is Kind.TENSOR and conversion.tensor.requires_grad is True
