@@ -1,37 +1,53 @@
-"""The ``np2torch-lint`` command: arguments, files, reporting and exit codes. No analysis lives here.
+"""The ``np2torch-lint`` and ``np2torch-fix`` commands: arguments, files, reporting, writing and exit codes.
 
-Exit codes (as ruff and flake8): 0 clean, 1 findings, 2 usage error or a file that could not be read or parsed.
+Exit codes (as ruff and flake8): 0 clean, 1 findings (or, when fixing, files changed or findings left), 2 a usage
+error or a file that could not be read, parsed or written.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
+import stat
 import sys
+import tempfile
 from pathlib import Path
 
 from . import __version__
 from .config import ConfigError, Settings, find_pyproject, load_settings, parse_codes
 from .diagnostics import Diagnostic
 from .engine import lint_text
-from .files import PathProblem, SourceError, decode_source, iter_python_files, read_source
+from .files import PathProblem, Source, SourceError, decode_source, iter_python_files, read_source
+from .fixer import FixError, fix_text
+from .fixes import FixStyle
 from .noqa import filter_suppressed
 from .report import FORMATS, write_diagnostics, write_statistics
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(fixing: bool = False) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="np2torch-lint",
-        description="Find NumPy <-> PyTorch conversion pitfalls (rules NPT001-NPT005).",
+        prog="np2torch-fix" if fixing else "np2torch-lint",
+        description=("Fix" if fixing else "Find") + " NumPy <-> PyTorch conversion pitfalls (rules NPT001-NPT005).",
     )
     parser.add_argument("paths", nargs="*", default=["."], metavar="PATH",
-                        help="files or folders to lint (default: .); '-' reads standard input")
+                        help="files or folders (default: .); '-' reads standard input"
+                             + (" and writes the fixed code to standard output" if fixing else ""))
     parser.add_argument("--select", metavar="CODES", help="comma-separated codes or prefixes to report")
     parser.add_argument("--ignore", metavar="CODES", help="comma-separated codes or prefixes not to report")
-    parser.add_argument("--output-format", choices=FORMATS, default="text", help="how to print findings")
-    parser.add_argument("--statistics", action="store_true", help="print how many findings each rule has")
-    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    if not fixing:
+        parser.add_argument("--output-format", choices=FORMATS, default="text", help="how to print findings")
+        parser.add_argument("--statistics", action="store_true", help="print how many findings each rule has")
+        parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+        parser.add_argument("--fix", action="store_true", help="fix what can be fixed, as np2torch-fix does")
+    parser.add_argument("--unsafe-fixes", action="store_true",
+                        help="also apply fixes that may change aliasing, dtype or shapes (NPT003-NPT005)")
+    parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
+    parser.add_argument("--fix-style", choices=[style.value for style in FixStyle], default=None,
+                        help="helpers: call np2torch_lint.runtime (default); inline: plain torch code")
     parser.add_argument("--config", metavar="PATH", type=Path,
                         help="the pyproject.toml to read (default: the nearest one with [tool.np2torch-lint])")
     parser.add_argument("--stdin-filename", metavar="NAME", default="stdin",
@@ -54,6 +70,8 @@ def load_run_settings(args: argparse.Namespace) -> Settings:
         overrides["select"] = parse_codes(args.select, "--select")
     if args.ignore is not None:
         overrides["ignore"] = parse_codes(args.ignore, "--ignore")
+    if args.fix_style is not None:
+        overrides["fix_style"] = FixStyle(args.fix_style)
     if overrides:
         settings = Settings(**{**settings.__dict__, **overrides})
     return settings
@@ -96,8 +114,9 @@ def lint_paths(paths: list[str], settings: Settings, stdin_filename: str = "stdi
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
+    if args.fix or args.diff or args.check or args.unsafe_fixes:
+        return run_fixes(args)
     try:
         settings = load_run_settings(args)
     except ConfigError as error:
@@ -117,5 +136,91 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def fix_main(argv: list[str] | None = None) -> int:
-    print("np2torch-fix: the autofixer is not built yet; run np2torch-lint to see the findings", file=sys.stderr)
-    return EXIT_ERROR
+    return run_fixes(build_parser(fixing=True).parse_args(argv))
+
+
+def run_fixes(args: argparse.Namespace) -> int:
+    """Fix files (or stdin), writing each changed file atomically, or printing a diff with ``--diff``."""
+    try:
+        settings = load_run_settings(args)
+    except ConfigError as error:
+        print(f"np2torch-fix: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    writes = not (args.diff or args.check)
+    fixed = changed_files = left = 0
+    errors: list[str] = []
+
+    def fix_one(source: Source, name: str) -> str | None:
+        nonlocal fixed, left
+        codes = settings.enabled_codes(relative_to_root(name, settings) if name != args.stdin_filename else name)
+        try:
+            outcome = fix_text(source.text, name, codes, settings.fix_style, args.unsafe_fixes)
+        except SourceError as error:
+            errors.append(f"{name}: could not parse: {error}")
+            return None
+        except FixError as error:
+            errors.append(f"{name}: internal error, file left unchanged: {error}")
+            return None
+        fixed += outcome.fixed
+        left += len(outcome.remaining)
+        if args.diff and outcome.text != source.text:
+            sys.stdout.writelines(difflib.unified_diff(
+                source.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True),
+                fromfile=name, tofile=name))
+        return outcome.text
+
+    if "-" in args.paths:
+        try:
+            source = decode_source(sys.stdin.buffer.read())
+        except SourceError as error:
+            errors.append(f"{args.stdin_filename}: could not parse: {error}")
+        else:
+            text = fix_one(source, args.stdin_filename)
+            changed_files += text is not None and text != source.text
+            if writes:  # a filter: always write the code back out, fixed or not
+                sys.stdout.buffer.write((source.text if text is None else text).encode(source.encoding))
+    for item in iter_python_files([p for p in args.paths if p != "-"], settings.exclude, settings.root):
+        if isinstance(item, PathProblem):
+            errors.append(f"{item.path}: could not read: {item.reason}")
+            continue
+        try:
+            source = read_source(item)
+        except SourceError as error:
+            errors.append(f"{item}: could not parse: {error}")
+            continue
+        text = fix_one(source, item)
+        if text is None or text == source.text:
+            continue
+        changed_files += 1
+        if writes:
+            try:
+                write_atomically(item, text.encode(source.encoding))
+            except (OSError, UnicodeEncodeError) as error:
+                errors.append(f"{item}: could not write, left unchanged: {error}")
+    for message in errors:
+        print(message, file=sys.stderr)
+    verb = "fixed" if writes else "would fix"
+    print(f"{verb} {fixed} findings in {changed_files} files, {left} left", file=sys.stderr)
+    if errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if changed_files or left else EXIT_CLEAN
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Replace a file's bytes by writing a temporary file beside it and renaming it over; keep its mode."""
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    if not mode & stat.S_IWUSR:
+        raise OSError(f"{path} is read-only")
+    folder = os.path.dirname(os.path.abspath(path))
+    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".np2torch-fix-", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise

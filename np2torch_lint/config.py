@@ -12,6 +12,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from .fixes import FixStyle
 from .rules import RULES_BY_CODE
 
 TABLE = "np2torch-lint"
@@ -28,6 +29,7 @@ class Settings:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    fix_style: FixStyle = FixStyle.HELPERS
     #: the folder that ``exclude`` and ``per-file-ignores`` patterns are relative to.
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None  # the pyproject.toml read, if any
@@ -108,7 +110,11 @@ def load_settings(pyproject: Path | None) -> Settings:
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{where}: 'per-file-ignores' must be a table of pattern = [codes]")
+    style = table.get("fix-style", FixStyle.HELPERS.value)
+    if style not in [s.value for s in FixStyle]:
+        raise ConfigError(f"{where}: 'fix-style' must be one of {', '.join(s.value for s in FixStyle)}")
     return Settings(
+        fix_style=FixStyle(style),
         select=parse_codes(table["select"], f"{where} select") if "select" in table else Settings.select,
         ignore=parse_codes(table.get("ignore", []), f"{where} ignore"),
         exclude=tuple(exclude),

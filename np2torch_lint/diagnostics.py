@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Callable
 
 import libcst as cst
 
@@ -17,8 +18,16 @@ class Applicability(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Fix:
+    """A rewrite for a finding: ``build(node, edit)`` returns what replaces ``target`` (the finding's node if None).
+
+    ``build`` gets the node as already updated by fixes inside it, and an ``fixes.Edit`` that knows the fix
+    style and collects the imports the replacement needs.
+    """
+
     applicability: Applicability
-    message: str
+    title: str
+    build: Callable[..., cst.CSTNode] = field(repr=False, compare=False)
+    target: cst.CSTNode | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +62,6 @@ class Diagnostic:
             "end_column": self.end_column,
             "fix": None if self.fix is None else {
                 "applicability": self.fix.applicability.value,
-                "message": self.fix.message,
+                "message": self.fix.title,
             },
         }

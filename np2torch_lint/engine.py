@@ -10,14 +10,17 @@ import ast
 import re
 import sys
 import threading
-from typing import Callable, Collection, TypeVar
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Collection, Mapping, TypeVar
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from .diagnostics import Diagnostic, Finding
 from .files import SourceError
-from .inference import analyze
+from .fixes import FixStyle
+from .inference import Facts, analyze
 from .noqa import skips_file
 from .rules import ALL_RULES
 
@@ -53,7 +56,7 @@ def parse(text: str) -> cst.Module:
 def _syntax_error_reason(text: str, error: cst.ParserSyntaxError) -> str:
     """Python's own words for a syntax error (clearer than LibCST's), or LibCST's when Python accepts the code."""
     try:
-        compile(text, "<file>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+        _python_parse(text)
     except SyntaxError as python_error:
         return f"{python_error.msg} at {python_error.lineno}:{python_error.offset}"
     except (ValueError, RecursionError, MemoryError):
@@ -74,7 +77,7 @@ def _refuse_what_would_crash_the_parser(text: str) -> None:
     if deepest <= 200 and len(text) < 64 * 1024 and not _LONG_LINE.search(text):
         return
     try:
-        tree = compile(text, "<file>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+        tree = _python_parse(text)
     except SyntaxError as error:
         raise SourceError(f"{error.msg} at {error.lineno}:{error.offset}") from None
     except (RecursionError, MemoryError, ValueError) as error:
@@ -82,6 +85,12 @@ def _refuse_what_would_crash_the_parser(text: str) -> None:
     nesting = _ast_depth(tree)
     if nesting > MAX_NESTING:
         raise SourceError(f"nested {nesting} levels deep; np2torch-lint parses at most {MAX_NESTING}")
+
+
+def _python_parse(text: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarnings are the user's compiler's business, not ours
+        return compile(text, "<file>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
 
 
 def _ast_depth(tree: ast.AST) -> int:
@@ -120,29 +129,50 @@ def run_with_deep_stack(function: Callable[..., T], *args: object) -> T:
     return value
 
 
-def findings_for(module: cst.Module, codes: Collection[str] | None = None) -> list[Finding]:
+def findings_for(module: cst.Module, codes: Collection[str] | None = None,
+                 style: FixStyle = FixStyle.HELPERS) -> tuple[list[Finding], Facts]:
     facts = analyze(module)
-    return [finding for rule in ALL_RULES if codes is None or rule.CODE in codes for finding in rule.check(facts)]
+    findings = [finding for rule in ALL_RULES if codes is None or rule.CODE in codes
+                for finding in rule.check(facts, style)]
+    return findings, facts
 
 
-def lint_text(text: str, filename: str, codes: Collection[str] | None = None) -> list[Diagnostic]:
-    """The diagnostics of one file's text, sorted by position; raises ``SourceError`` when it does not parse.
+@dataclass
+class Analysis:
+    """One file's findings with their positions (``positions`` covers findings' nodes and fix targets)."""
+
+    module: cst.Module | None = None
+    facts: Facts | None = None
+    findings: list[Finding] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # one per finding, same order
+    positions: Mapping[cst.CSTNode, CodeRange] = field(default_factory=dict)
+
+
+def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
+                 style: FixStyle = FixStyle.HELPERS) -> Analysis:
+    """Parse and analyse once; raises ``SourceError`` when the text does not parse.
 
     ``# noqa`` comments are not applied here (the flake8 plugin leaves them to flake8); ``skip-file`` is.
     """
     if not could_have_findings(text) or skips_file(text) or (codes is not None and not codes):
-        return []
+        return Analysis()
     try:
-        return run_with_deep_stack(_lint_module_text, text, filename, codes)
+        return run_with_deep_stack(_analyse_module_text, text, filename, codes, style)
     except RecursionError:
         raise SourceError("too deeply nested to analyse (RecursionError)") from None
 
 
-def _lint_module_text(text: str, filename: str, codes: Collection[str] | None) -> list[Diagnostic]:
+def lint_text(text: str, filename: str, codes: Collection[str] | None = None,
+              style: FixStyle = FixStyle.HELPERS) -> list[Diagnostic]:
+    """The diagnostics of one file's text, sorted by position; raises ``SourceError`` when it does not parse."""
+    return sorted(analyse_text(text, filename, codes, style).diagnostics, key=lambda d: (d.line, d.column, d.code))
+
+
+def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None, style: FixStyle) -> Analysis:
     module = parse(text)
-    findings = findings_for(module, codes)
+    findings, facts = findings_for(module, codes, style)
     if not findings:
-        return []
+        return Analysis(module, facts)
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     diagnostics = []
     for finding in findings:
@@ -150,5 +180,4 @@ def _lint_module_text(text: str, filename: str, codes: Collection[str] | None) -
         diagnostics.append(Diagnostic(
             finding.code, finding.message, filename, where.start.line, where.start.column + 1, where.end.line,
             where.end.column + 1, finding.fix))
-    diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
-    return diagnostics
+    return Analysis(module, facts, findings, diagnostics, positions)

@@ -75,6 +75,8 @@ class CollectedTransfer:
     node: cst.Call  # the transfer call
     loop: cst.CSTNode  # the ``for`` statement or comprehension
     collected_by: str  # "append", "comprehension", "item assignment"
+    #: ``torch.stack(<the comprehension>)`` when that is what consumes it
+    stacked_by: cst.Call | None = None
 
 
 @dataclass(slots=True)
@@ -83,10 +85,12 @@ class Facts:
     numpy_to_tensor: list[NumpyToTensor] = field(default_factory=list)
     collected_transfers: list[CollectedTransfer] = field(default_factory=list)
     #: conversions that made a float64 tensor out of NumPy's default float64, and those a dtype decision met.
-    float64_conversions: list[cst.Call] = field(default_factory=list)
+    float64_conversions: dict[cst.Call, str] = field(default_factory=dict)  # call -> constructor qualname
     dtype_decided: set[cst.Call] = field(default_factory=set)
     #: the file calls ``torch.set_default_dtype``: float64 may be what it wants.
     sets_default_dtype: bool = False
+    #: the names the module binds to ``torch`` and ``numpy`` (``{"numpy": "np"}``), for fixes to write.
+    module_names: dict[str, str] = field(default_factory=dict)
 
 
 # --- tables of what known callables return ------------------------------------------------------------------
@@ -337,6 +341,8 @@ class Analyzer:
         self.loops: list[_Loop] = []
         self.copy_tests = 0  # how many enclosing ``if`` tests mention ``copy``
         self.class_context: _ClassContext | None = None
+        self.module_scope = self.scope
+        self.stacking_call: cst.Call | None = None  # a torch.stack(...) whose argument is being evaluated
         self._loop_ids = itertools.count(1)
         self._statement_handlers: dict[type, Callable[[cst.CSTNode], None]] = {
             cst.SimpleStatementLine: self._simple_statement_line,
@@ -505,10 +511,12 @@ class Analyzer:
             if dotted is None:
                 continue
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                self.scope.names[alias.asname.name.value] = ref(dotted)
+                bound, qualname = alias.asname.name.value, dotted
             else:
-                top = dotted.split(".", 1)[0]
-                self.scope.names[top] = ref(top)
+                bound = qualname = dotted.split(".", 1)[0]
+            self.scope.names[bound] = ref(qualname)
+            if self.scope is self.module_scope and qualname in ("torch", "numpy"):
+                self.facts.module_names.setdefault(qualname, bound)
 
     def _import_from(self, node: cst.ImportFrom) -> None:
         module = _dotted_name(node.module) if node.module is not None else None
@@ -819,12 +827,12 @@ class Analyzer:
     def _current_loop(self) -> _Loop | None:
         return self.loops[-1] if self.loops else None
 
-    def _note_collected(self, value: Value, how: str) -> None:
+    def _note_collected(self, value: Value, how: str, stacked_by: cst.Call | None = None) -> None:
         """``value`` was appended to a list or stored in one: a per-item transfer in this loop is batchable."""
         loop = self._current_loop()
         if value.transfer is None or loop is None or value.loop_item != loop.id or loop.not_a_collection:
             return
-        self.facts.collected_transfers.append(CollectedTransfer(value.transfer, loop.node, how))
+        self.facts.collected_transfers.append(CollectedTransfer(value.transfer, loop.node, how, stacked_by))
 
     def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
                        collected: bool | None = None) -> Value:
@@ -849,7 +857,7 @@ class Analyzer:
             if collected is None:
                 collected = not isinstance(node, cst.GeneratorExp)
             if collected:
-                self._note_collected(element, "comprehension")
+                self._note_collected(element, "comprehension", stacked_by=self.stacking_call)
             return Value(Kind.SEQUENCE, element=element.but(loop_item=None, transfer=None))
         finally:
             del self.loops[loops_before:]
@@ -1056,14 +1064,22 @@ class Analyzer:
 
     def _eval_args(self, node: cst.Call, callee: str | None) -> _Args:
         collects = callee in _COLLECTORS
+        stacks_one_argument = callee == "torch.stack" and len(node.args) >= 1 and isinstance(
+            node.args[0].value, (cst.ListComp, cst.GeneratorExp))
         positional: list[Value] = []
         positional_nodes: list[cst.BaseExpression] = []
         keywords: dict[str, Value] = {}
         for arg in node.args:
-            if collects and isinstance(arg.value, cst.GeneratorExp):
-                value = self._comprehension(arg.value, collected=True)
-            else:
-                value = self.eval(arg.value)
+            saved_stacking, self.stacking_call = self.stacking_call, None
+            if stacks_one_argument and arg is node.args[0]:
+                self.stacking_call = node
+            try:
+                if collects and isinstance(arg.value, cst.GeneratorExp):
+                    value = self._comprehension(arg.value, collected=True)
+                else:
+                    value = self.eval(arg.value)
+            finally:
+                self.stacking_call = saved_stacking
             if arg.keyword is not None:
                 keywords[arg.keyword.value] = value
             elif arg.star:
@@ -1076,7 +1092,14 @@ class Analyzer:
     def _call_value(self, node: cst.Call, callee: Value, args: _Args) -> Value:
         kind = callee.kind
         if kind is Kind.REF:
-            return self._call_qualname(node, callee.qualname or "", args)
+            result = self._call_qualname(node, callee.qualname or "", args)
+            if result.loop_item is None and (result.is_numpy or result.kind is Kind.TENSOR):
+                # ``np.asarray(a)``, ``torch.relu(t)``: made from a loop's item, it is that item's too
+                item = next((v.loop_item for v in args.positional if v.loop_item is not None and (
+                    v.is_numpy or v.kind in (Kind.TENSOR, Kind.UNKNOWN))), None)
+                if item is not None:
+                    result = result.but(loop_item=item)
+            return result
         if kind is Kind.NN_MODULE:
             return self._module_output(callee, args)
         if kind is Kind.NN_MODULE_CLASS:
@@ -1120,8 +1143,23 @@ class Analyzer:
             return self._call_torch(node, qualname, args)
         if qualname.startswith("builtins."):
             return self._call_builtin(qualname[len("builtins."):], args)
+        if qualname.startswith(_RUNTIME):
+            return self._call_runtime_helper(node, qualname[len(_RUNTIME):], args)
         if qualname.startswith("torchvision.models.") and qualname.rsplit(".", 1)[1][:1].islower():
             return Value(Kind.NN_MODULE, has_params=True, on_accelerator=False)
+        return UNKNOWN
+
+    def _call_runtime_helper(self, node: cst.Call, name: str, args: _Args) -> Value:
+        """np2torch_lint.runtime's helpers, which the fixes write: the analysis must see through them too."""
+        if name == "from_numpy":
+            return self._numpy_to_tensor(node, "np2torch_lint.runtime.from_numpy", args)
+        if name in ("to_numpy", "to_numpy_async"):
+            first = args.first
+            return Value(Kind.NDARRAY, dtype=first.dtype if first is not None else None)
+        if name == "stack_to_device":
+            device = args.keywords.get("device") or (args.positional[1] if len(args.positional) > 1 else None)
+            return Value(Kind.TENSOR, requires_grad=False, on_accelerator=device_on_accelerator(device),
+                         dtype=self._dtype_argument(args, None))
         return UNKNOWN
 
     # numpy
@@ -1324,7 +1362,7 @@ class Analyzer:
         if (dtype is None and qualname not in LEGACY_TENSOR_TYPES and source_is_numpy
                 and result_dtype == "float64" and _float64_by_default(source)
                 and not (qualname == "torch.from_numpy" and source.kind is not Kind.NDARRAY)):
-            self.facts.float64_conversions.append(node)
+            self.facts.float64_conversions[node] = qualname
             origins = frozenset({node})
         requires_grad = _bool_literal(args.keywords["requires_grad"]) if "requires_grad" in args.keywords else False
         on_accelerator = device_on_accelerator(device) if device is not None else False
@@ -1488,6 +1526,7 @@ class Analyzer:
 
 
 _NOT_A_GRAD_MODE = object()
+_RUNTIME = "np2torch_lint.runtime."
 
 
 @dataclass(slots=True)
@@ -1638,7 +1677,8 @@ def _numpy_promoted(operands: list[Value], kind: Kind) -> Value:
     dtype: str | None = arrays[0].dtype
     for value in arrays[1:]:
         dtype = promote_numpy(dtype, value.dtype)
-    by_default = any(v.float64_by_default for v in arrays)
+    # float64 that no operand chose (f32 + int64 array) is promotion's default, not a decision
+    by_default = any(v.float64_by_default for v in arrays) or not any(v.dtype == "float64" for v in arrays)
     if is_integral(dtype) and any(v.kind is Kind.NUMBER and v.dtype == "float" for v in operands):
         dtype, by_default = "float64", True
     return Value(kind, dtype=dtype, float64_by_default=by_default and dtype == "float64")

@@ -45,7 +45,16 @@ def test_json_output_has_the_documented_keys(write, capsys):
     assert code == 1
     [item] = json.loads(out)
     assert item == {"code": "NPT001", "message": item["message"], "filename": str(path), "line": 3, "column": 1,
-                    "end_line": 3, "end_column": 10, "fix": None}
+                    "end_line": 3, "end_column": 10,
+                    "fix": {"applicability": "safe", "message": "Convert with to_numpy()"}}
+
+
+def test_json_fix_is_null_where_no_rewrite_exists(write, capsys):
+    loop = ("import numpy as np\nimport torch\nout = []\nfor a in arrays:\n"
+            "    out.append(torch.from_numpy(np.asarray(a, dtype=np.float32)).cuda())\n")
+    code, out, _ = run(capsys, "--output-format", "json", str(write("loop.py", loop)))
+    [item] = json.loads(out)
+    assert code == 1 and item["code"] == "NPT005" and item["fix"] is None
 
 
 def test_select_and_ignore_by_code_and_prefix(write, capsys):

@@ -1,14 +1,18 @@
 """NPT001: ``.numpy()`` (or ``np.asarray``/``np.array``) on a tensor that may require grad.
 
 ``Tensor.numpy()`` raises ``RuntimeError: Can't call numpy() on Tensor that requires grad`` while autograd is on;
-``.cpu()`` does not detach. Docs: ``docs/rules/NPT001.md``.
+``.cpu()`` does not detach. The fix (safe: the original raises, and a detached tensor holds the same values)
+detaches first, or converts with ``np2torch_lint.runtime.to_numpy``. Docs: ``docs/rules/NPT001.md``.
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from ..diagnostics import Finding
+import libcst as cst
+
+from ..diagnostics import Applicability, Finding, Fix
+from ..fixes import Edit, FixStyle, prepare_for_numpy
 from ..inference import Facts
 
 CODE = "NPT001"
@@ -16,7 +20,9 @@ NAME = "numpy-on-grad-tensor"
 SUMMARY = "tensor that may require grad converted to NumPy without .detach()"
 
 
-def check(facts: Facts) -> Iterator[Finding]:
+def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:
+    title = "Convert with to_numpy()" if style is FixStyle.HELPERS else "Detach before converting to NumPy"
+    fix = Fix(Applicability.SAFE, title, _detach)
     for conversion in facts.tensor_to_numpy:
         # inside no_grad()/inference_mode() the call works (FACTS.md section 1); in an unknown mode, stay quiet
         if conversion.tensor.requires_grad and conversion.grad_enabled is True:
@@ -25,4 +31,8 @@ def check(facts: Facts) -> Iterator[Finding]:
             else:
                 function = "np." + conversion.via.rsplit(".", 1)[1]
                 message = f"{function}() of a tensor that may require grad raises RuntimeError: pass it .detach()ed"
-            yield Finding(CODE, conversion.node, message)
+            yield Finding(CODE, conversion.node, message, fix)
+
+
+def _detach(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:
+    return prepare_for_numpy(node, edit, "detach")

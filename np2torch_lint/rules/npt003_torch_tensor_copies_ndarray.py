@@ -3,14 +3,21 @@
 ``torch.tensor`` always copies; ``torch.from_numpy``/``torch.as_tensor`` share the array's memory (FACTS.md
 section 3). The legacy constructors share when the dtype already matches and copy otherwise, so they are only
 reported where the dtype is known to differ. Docs: ``docs/rules/NPT003.md``.
+
+Fixes: ``torch.tensor(a)`` -> ``torch.as_tensor(a)`` (inline) or ``from_numpy(a)`` (helpers) is unsafe, since
+the tensor then shares memory with the array. A legacy ``torch.FloatTensor(a)`` of an array of another dtype ->
+``torch.as_tensor(a, dtype=torch.float32)`` is safe: the dtype change copies either way, so nothing aliases.
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from ..diagnostics import Finding
-from ..inference import LEGACY_TENSOR_TYPES, Facts, device_on_accelerator
+import libcst as cst
+
+from ..diagnostics import Applicability, Finding, Fix
+from ..fixes import Edit, FixStyle, keyword, rename_call
+from ..inference import LEGACY_TENSOR_TYPES, Facts, NumpyToTensor, device_on_accelerator
 from ..values import Kind
 
 CODE = "NPT003"
@@ -18,7 +25,7 @@ NAME = "torch-tensor-copies-ndarray"
 SUMMARY = "torch.tensor(ndarray) makes a full copy where from_numpy/as_tensor share memory"
 
 
-def check(facts: Facts) -> Iterator[Finding]:
+def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:
     for conversion in facts.numpy_to_tensor:
         source = conversion.source
         if source.kind is not Kind.NDARRAY or conversion.under_copy_test:
@@ -31,11 +38,44 @@ def check(facts: Facts) -> Iterator[Finding]:
             if conversion.device is not None and device_on_accelerator(conversion.device) is not False:
                 continue  # a copy to the device is needed anyway
             yield Finding(CODE, conversion.node, "torch.tensor() copies the whole array: use torch.as_tensor() "
-                                                 "or torch.from_numpy() to share its memory")
+                                                 "or torch.from_numpy() to share its memory",
+                          _sharing_fix(conversion, style))
         elif conversion.constructor in LEGACY_TENSOR_TYPES:
             made = LEGACY_TENSOR_TYPES[conversion.constructor]
             if source.dtype is None or source.dtype == made:
                 continue  # same dtype: the legacy constructor shares memory
+            fix = None if facts.sets_default_dtype or len(conversion.node.args) != 1 else Fix(
+                Applicability.SAFE, f"Convert with an explicit dtype=torch.{made}", _explicit_dtype(made))
             yield Finding(CODE, conversion.node,
                           f"{conversion.constructor}() silently copies this {source.dtype} array into {made}: use "
-                          f"torch.as_tensor(array, dtype=torch.{made}) to say so")
+                          f"torch.as_tensor(array, dtype=torch.{made}) to say so", fix)
+
+
+def _sharing_fix(conversion: NumpyToTensor, style: FixStyle) -> Fix | None:
+    node = conversion.node
+    positional = [arg for arg in node.args if arg.keyword is None]
+    if len(positional) != 1 or positional[0].star or not conversion.keywords <= {"dtype", "device"}:
+        return None  # pin_memory= and the like have no as_tensor equivalent
+    title = "Share memory with from_numpy()" if style is FixStyle.HELPERS else "Share memory with torch.as_tensor()"
+    return Fix(Applicability.UNSAFE, title, _share)
+
+
+def _share(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:
+    if not isinstance(node, cst.Call):
+        return node
+    if edit.style is FixStyle.HELPERS:
+        return node.with_changes(func=edit.helper("from_numpy"))
+    return rename_call(node, edit, "torch", "as_tensor")
+
+
+def _explicit_dtype(dtype: str):
+    def build(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:
+        if not isinstance(node, cst.Call) or len(node.args) != 1:
+            return node
+        renamed = rename_call(node, edit, "torch", "as_tensor") if edit.style is FixStyle.INLINE else \
+            node.with_changes(func=edit.helper("from_numpy"))
+        return renamed.with_changes(args=[node.args[0].with_changes(
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), keyword("dtype", edit.attribute(
+                "torch", dtype))])
+
+    return build

@@ -4,13 +4,19 @@
 ``as_tensor`` and ``tensor`` keep that dtype, and a float64 tensor later meets float32 weights
 (``RuntimeError: mat1 and mat2 must have the same dtype``) or silently doubles memory and time.
 Docs: ``docs/rules/NPT004.md``.
+
+The fix (unsafe: float64 -> float32 changes precision) asks for float32 while converting, in one pass:
+``torch.as_tensor(a, dtype=torch.float32)`` (inline) or ``from_numpy(a, dtype=torch.float32)`` (helpers).
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from ..diagnostics import Finding
+import libcst as cst
+
+from ..diagnostics import Applicability, Finding, Fix
+from ..fixes import Edit, FixStyle, rename_call, with_keyword
 from ..inference import Facts
 
 CODE = "NPT004"
@@ -18,10 +24,30 @@ NAME = "float64-default-into-torch"
 SUMMARY = "NumPy's default float64 becomes a float64 tensor with no dtype decision"
 
 
-def check(facts: Facts) -> Iterator[Finding]:
+def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:
     if facts.sets_default_dtype:
         return  # a file that sets torch's default dtype may well want float64
-    for conversion in facts.float64_conversions:
+    title = "Convert to float32 (dtype=torch.float32)"
+    add_dtype = Fix(Applicability.UNSAFE, title, _with_float32)
+    convert_and_cast = Fix(Applicability.UNSAFE, title, _converted_as_float32)
+    for conversion, constructor in facts.float64_conversions.items():
         if conversion not in facts.dtype_decided:
+            fix = convert_and_cast if constructor == "torch.from_numpy" else add_dtype
             yield Finding(CODE, conversion, "this float64 comes from NumPy's default, so the tensor is float64: "
-                                            "pass dtype=torch.float32 or call .float() (or spell float64 out)")
+                                            "pass dtype=torch.float32 or call .float() (or spell float64 out)",
+                          None if any(arg.star for arg in conversion.args) else fix)
+
+
+def _with_float32(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:
+    if not isinstance(node, cst.Call) or any(arg.keyword and arg.keyword.value == "dtype" for arg in node.args):
+        return node
+    return with_keyword(node, "dtype", edit.attribute("torch", "float32"))
+
+
+def _converted_as_float32(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:
+    """``torch.from_numpy`` has no ``dtype=``: convert and cast in one pass instead of ``.float()`` after."""
+    if not isinstance(node, cst.Call):
+        return node
+    converted = node.with_changes(func=edit.helper("from_numpy")) if edit.style is FixStyle.HELPERS else \
+        rename_call(node, edit, "torch", "as_tensor")
+    return _with_float32(converted, edit)

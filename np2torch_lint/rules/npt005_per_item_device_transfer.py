@@ -2,25 +2,95 @@
 
 Each transfer is a separate host-to-device copy with its own launch and synchronisation cost; stacking on the
 host and moving the batch once is one copy. Docs: ``docs/rules/NPT005.md``.
+
+The fix (unsafe: stacking needs same-shaped items, and the items become views of one batch) exists for the
+plain comprehension ``[torch.from_numpy(a).to(device) for a in arrays]`` (or of tensors, ``[t.to(device) for t
+in ts]``), alone or inside ``torch.stack(...)``. A ``for`` loop that appends has no fix: it may do other work.
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from ..diagnostics import Finding
-from ..inference import Facts
+import libcst as cst
+
+from ..diagnostics import Applicability, Finding, Fix
+from ..fixes import Edit, FixStyle, call, method_call
+from ..inference import CollectedTransfer, Facts
 
 CODE = "NPT005"
 NAME = "per-item-device-transfer"
 SUMMARY = "per-item .to(device)/.cuda() in a loop where one stacked transfer would do"
 
 
-def check(facts: Facts) -> Iterator[Finding]:
+def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:
     seen = set()
     for transfer in facts.collected_transfers:
         if transfer.node in seen:
             continue
         seen.add(transfer.node)
         yield Finding(CODE, transfer.node, "one device transfer per item in a loop: stack the items on the host "
-                                           "and move the batch once")
+                                           "and move the batch once", _fix(transfer))
+
+
+def _fix(transfer: CollectedTransfer) -> Fix | None:
+    target = transfer.stacked_by if transfer.stacked_by is not None else transfer.loop
+    if transfer.stacked_by is None and not isinstance(transfer.loop, cst.ListComp):
+        return None  # a for loop, or a generator consumed by something else: no rewrite is sure to be right
+    if _batched(target, None) is None:
+        return None
+    return Fix(Applicability.UNSAFE, "Stack the items and transfer the batch once", _batched, target)
+
+
+def _batched(node: cst.CSTNode, edit: Edit | None) -> cst.CSTNode | None:
+    """``[torch.from_numpy(a).to(d) for a in arrays]`` -> ``list(torch.from_numpy(np.stack(arrays)).to(d))``;
+    inside ``torch.stack(...)`` the batch itself. Returns None (checking, ``edit`` None) or ``node`` (fixing)
+    when the code is not of that shape."""
+    unchanged = node if edit is not None else None
+    comprehension = node.args[0].value if isinstance(node, cst.Call) and node.args else node
+    if not isinstance(comprehension, (cst.ListComp, cst.GeneratorExp)):
+        return unchanged
+    loop = comprehension.for_in
+    element = comprehension.elt
+    if (loop.inner_for_in is not None or loop.ifs or loop.asynchronous is not None
+            or not isinstance(loop.target, cst.Name) or not isinstance(element, cst.Call)
+            or not isinstance(element.func, cst.Attribute) or element.func.attr.value not in ("to", "cuda")):
+        return unchanged
+    item = loop.target.value
+    receiver = element.func.value
+    if isinstance(receiver, cst.Name) and receiver.value == item:
+        arrays = False
+    elif (isinstance(receiver, cst.Call) and _called(receiver) in ("from_numpy", "as_tensor")
+          and len(receiver.args) == 1 and isinstance(receiver.args[0].value, cst.Name)
+          and receiver.args[0].value.value == item and receiver.args[0].keyword is None):
+        arrays = True
+    else:
+        return unchanged
+    if edit is None:
+        return node  # the shape fits: a fix exists
+    iterable = loop.iter.with_changes(lpar=[], rpar=[]) if isinstance(loop.iter, cst.GeneratorExp) else loop.iter
+    device_args = [arg for arg in element.args if not (arg.keyword and arg.keyword.value == "non_blocking")]
+    if arrays and edit.style is FixStyle.HELPERS and _one_device(element, device_args):
+        device = device_args[0].value if device_args else cst.SimpleString('"cuda"')
+        batch: cst.BaseExpression = call(edit.helper("stack_to_device"), cst.Arg(iterable), cst.Arg(device))
+    else:
+        stacked = call(edit.attribute("numpy", "stack"), cst.Arg(iterable)) if arrays else None
+        host = call(edit.attribute("torch", "from_numpy"), cst.Arg(stacked)) if arrays else call(
+            edit.attribute("torch", "stack"), cst.Arg(iterable))
+        moved = method_call(host, element.func.attr.value)
+        batch = moved.with_changes(args=element.args)
+    if isinstance(node, cst.Call):  # torch.stack([...]) is the batch itself
+        return batch.with_changes(lpar=node.lpar, rpar=node.rpar)
+    return call(cst.Name("list"), cst.Arg(batch)).with_changes(lpar=node.lpar, rpar=node.rpar)
+
+
+def _called(node: cst.Call) -> str | None:
+    func = node.func
+    return func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+
+
+def _one_device(element: cst.Call, device_args: list[cst.Arg]) -> bool:
+    """``.to(device)`` with one positional device, or a bare ``.cuda()``: what stack_to_device takes."""
+    if element.func.attr.value == "cuda":  # type: ignore[attr-defined]
+        return not device_args
+    return len(device_args) == 1 and device_args[0].keyword is None and not device_args[0].star
