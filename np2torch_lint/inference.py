@@ -989,13 +989,14 @@ class Analyzer:
 
     def _lambda(self, node: cst.Lambda) -> Value:
         self._eval_parameter_defaults(node.params)
-        saved = self.scope
+        saved, saved_grad = self.scope, self.grad_enabled
         self.scope = Scope(saved)
+        self.grad_enabled = True  # a lambda runs when called, like a def: not in the block it is written in
         self._bind_parameters(node.params, self.scope)
         try:
             self.eval(node.body)
         finally:
-            self.scope = saved
+            self.scope, self.grad_enabled = saved, saved_grad
         return OTHER
 
     def _binary_operation(self, node: cst.BinaryOperation) -> Value:
