@@ -31,6 +31,9 @@ def build_parser(fixing: bool = False) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="np2torch-fix" if fixing else "np2torch-lint",
         description=("Fix" if fixing else "Find") + " NumPy <-> PyTorch conversion pitfalls (rules NPT001-NPT005).",
+        epilog="exit status: 0 clean, 1 findings" + (
+            " left or files changed (as --check: a commit hook stops so that you can look)" if fixing else
+            " (with --fix: findings left or files changed)") + ", 2 usage error or unreadable file",
     )
     parser.add_argument("paths", nargs="*", default=["."], metavar="PATH",
                         help="files or folders (default: .); '-' reads standard input"
@@ -43,7 +46,8 @@ def build_parser(fixing: bool = False) -> argparse.ArgumentParser:
         parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
         parser.add_argument("--fix", action="store_true", help="fix what can be fixed, as np2torch-fix does")
     parser.add_argument("--unsafe-fixes", action="store_true",
-                        help="also apply fixes that may change aliasing, dtype or shapes (NPT003-NPT005)")
+                        help="also apply fixes that may change aliasing, dtype or shapes (most NPT003-NPT005 "
+                             "fixes; see docs/fixing.md)")
     parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
     parser.add_argument("--fix-style", choices=[style.value for style in FixStyle], default=None,
