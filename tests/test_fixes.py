@@ -168,3 +168,25 @@ def test_executable_programs_before_and_after_the_fix(tmp_path, program, style):
         assert "dtype torch.float32" in after.stdout
     else:  # NPT002 and NPT005 run on this CPU before and after: the same output
         assert before.returncode == 0 and before.stdout == after.stdout and after.stdout
+
+
+def test_existing_imports_and_aliases_are_reused():
+    text = ("import numpy as onp\nimport torch as th\nfrom np2torch_lint.runtime import to_numpy\n\n"
+            "w = th.ones(2, requires_grad=True)\nprint(w.numpy(), to_numpy(w))\n"
+            "t = th.from_numpy(onp.zeros(3))\n")
+    helpers = fix_text(text, "x.py", style=FixStyle.HELPERS, unsafe=True).text
+    assert helpers.count("from np2torch_lint.runtime import") == 1
+    assert "from np2torch_lint.runtime import from_numpy, to_numpy" in helpers
+    assert "print(to_numpy(w), to_numpy(w))" in helpers
+    assert "from_numpy(onp.zeros(3), dtype=th.float32)" in helpers
+    inline = fix_text(text, "x.py", style=FixStyle.INLINE, unsafe=True).text
+    assert "t = th.as_tensor(onp.zeros(3), dtype=th.float32)" in inline
+    assert "import torch\n" not in inline and "import numpy\n" not in inline
+
+
+def test_a_missing_torch_import_is_added_once():
+    text = "from torch import from_numpy\nimport numpy as np\na = from_numpy(np.zeros(3))\nb = from_numpy(np.ones(3))\n"
+    fixed = fix_text(text, "x.py", style=FixStyle.INLINE, unsafe=True).text
+    assert fixed.count("import torch\n") == 1
+    assert "a = torch.as_tensor(np.zeros(3), dtype=torch.float32)" in fixed
+    compile(fixed, "x.py", "exec")
