@@ -22,6 +22,7 @@ from typing import Callable, Iterable, Iterator
 
 import libcst as cst
 
+from . import known_apis as api
 from .values import (
     BUILTIN_DTYPES,
     DTYPE_NAMES,
@@ -91,172 +92,6 @@ class Facts:
     sets_default_dtype: bool = False
     #: the names the module binds to ``torch`` and ``numpy`` (``{"numpy": "np"}``), for fixes to write.
     module_names: dict[str, str] = field(default_factory=dict)
-
-
-# --- tables of what known callables return ------------------------------------------------------------------
-
-# NumPy constructors whose floats default to float64: the index of a positional ``dtype`` (or None), and whether
-# the call without a size gives a Python float rather than an array ("size" = the index of the size argument).
-_NUMPY_FLOAT_CONSTRUCTORS: dict[str, tuple[int | None, int | None]] = {
-    # name: (dtype position, size position); size position -1 means "any positional argument is a shape"
-    "numpy.zeros": (1, None),
-    "numpy.ones": (1, None),
-    "numpy.empty": (1, None),
-    "numpy.identity": (1, None),
-    "numpy.eye": (3, None),
-    "numpy.linspace": (5, None),
-    "numpy.logspace": (6, None),
-    "numpy.geomspace": (5, None),
-    "numpy.loadtxt": (1, None),
-    "numpy.genfromtxt": (1, None),
-    "numpy.random.rand": (None, -1),
-    "numpy.random.randn": (None, -1),
-    "numpy.random.random": (None, 0),
-    "numpy.random.random_sample": (None, 0),
-    "numpy.random.ranf": (None, 0),
-    "numpy.random.sample": (None, 0),
-    "numpy.random.standard_normal": (None, 0),
-    "numpy.random.uniform": (None, 2),
-    "numpy.random.normal": (None, 2),
-    "numpy.random.laplace": (None, 2),
-    "numpy.random.lognormal": (None, 2),
-    "numpy.random.exponential": (None, 1),
-    "numpy.random.gamma": (None, 2),
-    "numpy.random.beta": (None, 2),
-}
-_NUMPY_GENERATOR_FLOAT_METHODS: dict[str, int | None] = {
-    # method of np.random.default_rng() / RandomState(): the position of its size argument (-1: any positional)
-    "random": 0,
-    "standard_normal": 0,
-    "normal": 2,
-    "uniform": 2,
-    "exponential": 1,
-    "random_sample": 0,
-    "rand": -1,
-    "randn": -1,
-    "laplace": 2,
-    "lognormal": 2,
-    "beta": 2,
-    "gamma": 2,
-}
-_NUMPY_INT_CONSTRUCTORS = {"numpy.random.randint", "numpy.random.choice", "numpy.random.permutation"}
-_NUMPY_ARRAY_FROM_DATA = {"numpy.array", "numpy.asarray", "numpy.asanyarray", "numpy.ascontiguousarray"}
-# NumPy functions that read a tensor through ``Tensor.__array__``, which calls ``.numpy()``.
-TENSOR_READING_NUMPY_FUNCTIONS = {"numpy.asarray", "numpy.array", "numpy.asanyarray"}
-_NUMPY_LIKE = {"numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like", "numpy.copy"}
-# Elementwise functions that give floats: an integer input becomes float64.
-_NUMPY_TO_FLOAT = {
-    "sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sinh", "cosh",
-    "arcsin", "arccos", "arctan", "cbrt", "floor", "ceil", "trunc", "rint", "mean", "std", "var", "average",
-    "median", "nanmean", "nanstd", "nanvar", "nanmedian",
-}
-_NUMPY_REDUCTIONS = {"mean", "std", "var", "average", "median", "sum", "prod", "max", "min", "amax", "amin",
-                     "nanmean", "nanstd", "nanvar", "nanmedian", "nansum", "nanmax", "nanmin", "ptp"}
-# Functions and methods that keep the dtype of their (first) array argument.
-_NUMPY_SAME_DTYPE = {
-    "abs", "absolute", "negative", "clip", "round", "around", "transpose", "reshape", "squeeze", "expand_dims",
-    "flip", "fliplr", "flipud", "roll", "sort", "copy", "ravel", "flatten", "swapaxes", "moveaxis", "tile",
-    "repeat", "take", "sum", "prod", "max", "min", "amax", "amin", "cumsum", "cumprod", "nansum", "nanmax",
-    "nanmin", "squeeze", "atleast_1d", "atleast_2d", "atleast_3d", "pad", "rot90", "ascontiguousarray",
-    "asfortranarray", "diag", "triu", "tril", "view", "ptp",
-}
-_NUMPY_JOINING = {"numpy.stack", "numpy.concatenate", "numpy.vstack", "numpy.hstack", "numpy.dstack",
-                  "numpy.column_stack", "numpy.row_stack", "numpy.concat"}
-_NUMPY_BINARY = {"add", "subtract", "multiply", "divide", "true_divide", "power", "maximum", "minimum", "dot",
-                 "matmul", "outer", "where", "fmax", "fmin", "hypot", "arctan2"}
-
-# torch creators: a float result is the default dtype (float32) unless ``dtype=`` says otherwise.
-_TORCH_CREATORS = {
-    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "linspace", "logspace",
-    "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like",
-    "normal", "empty_strided", "tensor", "scalar_tensor",
-}
-# Legacy constructors and the dtype they make. Each shares an ndarray's memory when the dtypes already match.
-LEGACY_TENSOR_TYPES = {
-    "torch.Tensor": "float32",
-    "torch.FloatTensor": "float32",
-    "torch.DoubleTensor": "float64",
-    "torch.HalfTensor": "float16",
-    "torch.BFloat16Tensor": "bfloat16",
-    "torch.LongTensor": "int64",
-    "torch.IntTensor": "int32",
-    "torch.ShortTensor": "int16",
-    "torch.CharTensor": "int8",
-    "torch.ByteTensor": "uint8",
-    "torch.BoolTensor": "bool",
-}
-# nn classes with no trainable parameters: calling one only passes on its inputs' requires_grad.
-_PARAMETER_FREE_MODULES = {
-    "Identity", "Flatten", "Unflatten", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
-    "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh", "Softmax",
-    "LogSoftmax", "Softmin", "Softplus", "Softsign", "Hardtanh", "Hardswish", "Hardsigmoid", "Tanhshrink",
-    "Threshold", "LogSigmoid", "GLU", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d",
-    "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
-    "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
-    "PixelShuffle", "PixelUnshuffle", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad2d",
-    "ReplicationPad2d", "CosineSimilarity", "PairwiseDistance", "ChannelShuffle", "Fold", "Unfold",
-    "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss",
-    "HuberLoss", "KLDivLoss", "CTCLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MarginRankingLoss",
-    "HingeEmbeddingLoss", "MultiLabelMarginLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
-    "CosineEmbeddingLoss", "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
-}
-_MODULE_CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
-_NN_MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
-_DATALOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
-_PARAMETER = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
-# Context managers and decorators that set autograd's mode: the mode they set (None: read from the argument).
-_GRAD_MODE_SETTERS: dict[str, bool | None] = {
-    "torch.no_grad": False,
-    "torch.autograd.no_grad": False,
-    "torch.autograd.grad_mode.no_grad": False,
-    "torch.inference_mode": False,
-    "torch.autograd.grad_mode.inference_mode": False,
-    "torch.enable_grad": True,
-    "torch.autograd.enable_grad": True,
-    "torch.set_grad_enabled": None,
-    "torch.autograd.set_grad_enabled": None,
-}
-_ACCELERATOR_DEVICE_PREFIXES = ("cuda", "mps", "xpu", "hpu", "npu", "xla", "ipu", "mtia", "privateuseone")
-
-# Tensor methods.
-_TENSOR_DTYPE_METHODS = {
-    "float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16", "long": "int64",
-    "int": "int32", "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool", "cfloat": "complex64",
-    "cdouble": "complex128",
-}
-# Methods whose result is a tensor with the receiver's autograd state, device and dtype.
-_TENSOR_SAME = {
-    "clone", "contiguous", "view", "view_as", "reshape", "reshape_as", "permute", "transpose", "t", "squeeze",
-    "unsqueeze", "flatten", "unflatten", "expand", "expand_as", "repeat", "flip", "abs", "neg", "exp", "log",
-    "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "softmax", "log_softmax", "pow", "sum", "mean", "std", "var",
-    "norm", "prod", "cumsum", "add", "sub", "mul", "div", "matmul", "mm", "bmm", "clamp", "clip", "narrow",
-    "index_select", "gather", "masked_fill", "squeeze_", "unsqueeze_", "add_", "sub_", "mul_", "div_", "roll",
-    "movedim", "swapaxes", "select", "diagonal", "tril", "triu", "detach_", "pin_memory", "resolve_conj",
-    "resolve_neg", "to_dense", "coalesce", "__getitem__", "square", "reciprocal", "rsqrt", "logsumexp",
-    "floor", "ceil", "round", "trunc", "sign", "exp_", "abs_", "clamp_", "type_as", "new_tensor",
-}
-# Methods whose result is an integer or boolean tensor: it cannot require grad.
-_TENSOR_INDEX_OR_BOOL = {
-    "argmax", "argmin", "argsort", "nonzero", "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf",
-    "isfinite", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and", "bitwise_or",
-}
-_TENSOR_NOT_ARRAYS = {"item", "tolist", "size", "dim", "numel", "element_size", "is_contiguous", "data_ptr",
-                      "is_pinned", "nelement", "ndimension", "get_device", "untyped_storage", "stride",
-                      "storage_offset", "is_floating_point", "is_complex", "equal", "allclose"}
-_TORCH_INDEX_OR_BOOL = {"torch." + name for name in _TENSOR_INDEX_OR_BOOL | {
-    "equal", "allclose", "is_tensor", "numel", "is_floating_point", "is_complex", "topk", "sort", "max", "min",
-    "unique", "bucketize", "searchsorted", "where", "histc", "bincount", "count_nonzero", "randperm"}}
-# Calls that consume a generator and keep its items (the items are "collected").
-_COLLECTORS = {"builtins.list", "builtins.tuple", "builtins.set", "builtins.sorted", "torch.stack", "torch.cat",
-               "torch.concat", "torch.concatenate",
-               "torch.vstack", "torch.hstack", "numpy.stack", "numpy.concatenate"}
-
-# Builtins the analysis knows; an unbound name among these is the builtin.
-_BUILTINS = {"float", "int", "bool", "complex", "list", "tuple", "set", "sorted", "reversed", "zip", "enumerate",
-             "range", "len", "str", "repr", "print", "isinstance", "hash", "id"}
-
-_NOT_A_COLLECTION_ITERATION = {"items", "keys", "values", "named_parameters", "named_modules", "children",
-                               "modules", "parameters", "named_children", "buffers", "named_buffers"}
 
 
 # --- the interpreter ---------------------------------------------------------------------------------------
@@ -603,7 +438,7 @@ class Analyzer:
         is_nn_module = False
         for base in node.bases:
             base_value = self.eval(base.value)
-            if (base_value.kind is Kind.REF and base_value.qualname in _NN_MODULE_BASES) or (
+            if (base_value.kind is Kind.REF and base_value.qualname in api.NN_MODULE_BASES) or (
                     base_value.kind is Kind.NN_MODULE_CLASS):
                 is_nn_module = True
         for keyword in node.keywords:
@@ -762,11 +597,11 @@ class Analyzer:
         """The autograd mode a ``with`` item or decorator sets, or ``_NOT_A_GRAD_MODE``."""
         call = expression if isinstance(expression, cst.Call) else None
         callee = self.eval_quietly(call.func if call is not None else expression)
-        if callee.kind is not Kind.REF or callee.qualname not in _GRAD_MODE_SETTERS:
+        if callee.kind is not Kind.REF or callee.qualname not in api.GRAD_MODE_SETTERS:
             return _NOT_A_GRAD_MODE
         if call is None and not as_decorator:
             return _NOT_A_GRAD_MODE  # ``with torch.no_grad:`` is a TypeError, not a mode
-        fixed = _GRAD_MODE_SETTERS[callee.qualname]
+        fixed = api.GRAD_MODE_SETTERS[callee.qualname]
         first = call.args[0].value if call is not None and call.args else None
         if fixed is None:  # set_grad_enabled(flag)
             return _bool_literal_node(first)
@@ -797,7 +632,7 @@ class Analyzer:
             return True  # a handful of different things written out, e.g. ``(inputs, targets)``
         if isinstance(iter_node, cst.Call):
             func = iter_node.func
-            if isinstance(func, cst.Attribute) and func.attr.value in _NOT_A_COLLECTION_ITERATION:
+            if isinstance(func, cst.Attribute) and func.attr.value in api.NOT_A_COLLECTION_ITERATION:
                 return True
             if isinstance(func, cst.Name) and func.value in ("zip", "enumerate", "reversed", "sorted") and \
                     iter_node.args:
@@ -877,7 +712,7 @@ class Analyzer:
             return NONE
         if name in ("True", "False"):
             return Value(Kind.NUMBER, dtype="bool", literal=name)
-        if name in _BUILTINS:
+        if name in api.BUILTINS:
             return ref("builtins." + name)
         return UNKNOWN
 
@@ -1067,7 +902,7 @@ class Analyzer:
         return self._call_value(node, callee, self._eval_args(node, qualname))
 
     def _eval_args(self, node: cst.Call, callee: str | None) -> _Args:
-        collects = callee in _COLLECTORS
+        collects = callee in api.COLLECTORS
         stacks_one_argument = callee == "torch.stack" and len(node.args) >= 1 and isinstance(
             node.args[0].value, (cst.ListComp, cst.GeneratorExp))
         positional: list[Value] = []
@@ -1170,8 +1005,8 @@ class Analyzer:
 
     def _call_numpy(self, node: cst.Call, qualname: str, args: _Args) -> Value:
         first = args.first
-        if qualname in _NUMPY_FLOAT_CONSTRUCTORS:
-            dtype_position, size_position = _NUMPY_FLOAT_CONSTRUCTORS[qualname]
+        if qualname in api.NUMPY_FLOAT_CONSTRUCTORS:
+            dtype_position, size_position = api.NUMPY_FLOAT_CONSTRUCTORS[qualname]
             gives_array = _gives_array(args, size_position)
             explicit = self._dtype_argument(args, dtype_position)
             if explicit is not None:
@@ -1179,10 +1014,10 @@ class Analyzer:
             if not gives_array:
                 return Value(Kind.NUMBER, dtype="float")
             return Value(Kind.NDARRAY, dtype="float64", float64_by_default=True)
-        if qualname in TENSOR_READING_NUMPY_FUNCTIONS and first is not None and first.kind is Kind.TENSOR:
+        if qualname in api.TENSOR_READING_NUMPY_FUNCTIONS and first is not None and first.kind is Kind.TENSOR:
             self.facts.tensor_to_numpy.append(TensorToNumpy(node, qualname, first, self.grad_enabled))
             return Value(Kind.NDARRAY, dtype=first.dtype)
-        if qualname in _NUMPY_ARRAY_FROM_DATA:
+        if qualname in api.NUMPY_ARRAY_FROM_DATA:
             explicit = self._dtype_argument(args, 1)
             if explicit is not None:
                 return Value(Kind.NDARRAY, dtype=explicit)
@@ -1213,11 +1048,11 @@ class Analyzer:
             if bounds and all(v.kind is Kind.NUMBER and v.dtype == "int" for v in bounds):
                 return Value(Kind.NDARRAY, dtype="int64")
             return Value(Kind.NDARRAY)
-        if qualname in _NUMPY_INT_CONSTRUCTORS:
+        if qualname in api.NUMPY_INT_CONSTRUCTORS:
             explicit = self._dtype_argument(args, None)
             return Value(Kind.NDARRAY if args.positional or args.keywords else Kind.NUMBER,
                          dtype=explicit or "int64")
-        if qualname in _NUMPY_LIKE:
+        if qualname in api.NUMPY_LIKE:
             explicit = self._dtype_argument(args, 1 if qualname != "numpy.full_like" else 2)
             if first is not None and first.is_numpy:
                 return first.but(kind=Kind.NDARRAY, dtype=explicit or first.dtype,
@@ -1225,7 +1060,7 @@ class Analyzer:
             return Value(Kind.NDARRAY, dtype=explicit)
         if qualname in ("numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator"):
             return Value(Kind.NUMPY_GENERATOR)
-        if qualname in _NUMPY_JOINING and first is not None:
+        if qualname in api.NUMPY_JOINING and first is not None:
             elements = list(first.items) if first.items is not None else [first.element or UNKNOWN]
             return _numpy_promoted(elements, Kind.NDARRAY)
         name = qualname.rsplit(".", 1)[1]
@@ -1233,12 +1068,12 @@ class Analyzer:
             explicit = self._dtype_argument(args, None)
             if explicit is not None:
                 return Value(Kind.NDARRAY, dtype=explicit)
-            if name in _NUMPY_TO_FLOAT:
-                return _to_float_result(first, reduction=name in _NUMPY_REDUCTIONS and "axis" not in args.keywords)
-            if name in _NUMPY_SAME_DTYPE:
-                is_reduction = name in _NUMPY_REDUCTIONS and "axis" not in args.keywords
+            if name in api.NUMPY_TO_FLOAT:
+                return _to_float_result(first, reduction=name in api.NUMPY_REDUCTIONS and "axis" not in args.keywords)
+            if name in api.NUMPY_SAME_DTYPE:
+                is_reduction = name in api.NUMPY_REDUCTIONS and "axis" not in args.keywords
                 return first.but(kind=Kind.NUMPY_VALUE if is_reduction else Kind.NDARRAY, items=None)
-            if name in _NUMPY_BINARY:
+            if name in api.NUMPY_BINARY:
                 return _numpy_promoted([v for v in args.positional if v.is_numpy or v.kind is Kind.NUMBER],
                                        Kind.NDARRAY)
         if qualname in ("numpy.float64", "numpy.double"):
@@ -1255,20 +1090,20 @@ class Analyzer:
                                 if receiver.kind is Kind.NDARRAY else receiver.kind)
         if method in ("tolist", "item", "tobytes"):
             return OTHER
-        is_reduction = method in _NUMPY_REDUCTIONS and not args.positional and "axis" not in args.keywords
+        is_reduction = method in api.NUMPY_REDUCTIONS and not args.positional and "axis" not in args.keywords
         explicit = self._dtype_argument(args, None)
         if explicit is not None:
             return receiver.but(dtype=explicit, float64_by_default=False)
-        if method in _NUMPY_TO_FLOAT:
+        if method in api.NUMPY_TO_FLOAT:
             return _to_float_result(receiver, reduction=is_reduction)
-        if method in _NUMPY_SAME_DTYPE:
+        if method in api.NUMPY_SAME_DTYPE:
             return receiver.but(kind=Kind.NUMPY_VALUE if is_reduction else receiver.kind, items=None)
         return UNKNOWN
 
     def _generator_method(self, receiver: Value, method: str, args: _Args) -> Value:
-        if method in _NUMPY_GENERATOR_FLOAT_METHODS:
+        if method in api.NUMPY_GENERATOR_FLOAT_METHODS:
             explicit = self._dtype_argument(args, None)
-            gives_array = _gives_array(args, _NUMPY_GENERATOR_FLOAT_METHODS[method])
+            gives_array = _gives_array(args, api.NUMPY_GENERATOR_FLOAT_METHODS[method])
             if explicit is not None:
                 return Value(Kind.NDARRAY if gives_array else Kind.NUMPY_VALUE, dtype=explicit)
             if not gives_array:
@@ -1283,9 +1118,9 @@ class Analyzer:
     def _call_torch(self, node: cst.Call, qualname: str, args: _Args) -> Value:
         first = args.first
         if qualname in ("torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.asarray") or (
-                qualname in LEGACY_TENSOR_TYPES):
+                qualname in api.LEGACY_TENSOR_TYPES):
             return self._numpy_to_tensor(node, qualname, args)
-        if qualname in _PARAMETER:
+        if qualname in api.PARAMETER:
             flag_value = args.keywords.get("requires_grad") or (
                 args.positional[1] if len(args.positional) > 1 else None)
             requires_grad = True if flag_value is None else _bool_literal(flag_value)
@@ -1294,20 +1129,20 @@ class Analyzer:
                             transfer=None)
         if qualname == "torch.device":
             return Value(Kind.DEVICE, on_accelerator=device_on_accelerator(first) if first else None)
-        if qualname in _DATALOADERS:
+        if qualname in api.DATALOADERS:
             return Value(Kind.DATALOADER)
         if qualname in ("torch.set_default_dtype", "torch.set_default_tensor_type"):
             self.facts.sets_default_dtype = True
             return NONE
-        if qualname in _GRAD_MODE_SETTERS:
+        if qualname in api.GRAD_MODE_SETTERS:
             return OTHER
         module_class = qualname[len("torch.nn."):] if qualname.startswith("torch.nn.") else ""
         if module_class and "." not in module_class and module_class[:1].isupper():
             return self._nn_module(module_class, args)
         name = qualname[len("torch."):]
-        if name in _TORCH_CREATORS:
+        if name in api.TORCH_CREATORS:
             return self._created_tensor(args)
-        if qualname in _TORCH_INDEX_OR_BOOL:
+        if qualname in api.TORCH_INDEX_OR_BOOL:
             return Value(Kind.TENSOR, requires_grad=False, on_accelerator=_either_all(
                 v.on_accelerator for v in args.tensors()))
         tensors = args.tensors()
@@ -1316,9 +1151,9 @@ class Analyzer:
         return UNKNOWN
 
     def _nn_module(self, class_name: str, args: _Args) -> Value:
-        if class_name in _PARAMETER_FREE_MODULES:
+        if class_name in api.PARAMETER_FREE_MODULES:
             has_params: bool | None = False
-        elif class_name in _MODULE_CONTAINERS:
+        elif class_name in api.MODULE_CONTAINERS:
             children = args.all_values()
             has_params = True if any(c.has_params for c in children) else (
                 False if children and all(c.has_params is False for c in children) else None)
@@ -1356,14 +1191,14 @@ class Analyzer:
         if source_is_numpy:
             self.facts.numpy_to_tensor.append(NumpyToTensor(
                 node, qualname, source, keywords, dtype, device, self.copy_tests > 0))
-        if qualname in LEGACY_TENSOR_TYPES:
-            result_dtype: str | None = LEGACY_TENSOR_TYPES[qualname]
+        if qualname in api.LEGACY_TENSOR_TYPES:
+            result_dtype: str | None = api.LEGACY_TENSOR_TYPES[qualname]
         elif dtype is not None:
             result_dtype = None if dtype == "?" else dtype
         else:
             result_dtype = _numpy_source_dtype(source) if source_is_numpy else None
         origins: frozenset[cst.Call] = frozenset()
-        if (dtype is None and qualname not in LEGACY_TENSOR_TYPES and source_is_numpy
+        if (dtype is None and qualname not in api.LEGACY_TENSOR_TYPES and source_is_numpy
                 and result_dtype == "float64" and _float64_by_default(source)
                 and not (qualname == "torch.from_numpy" and source.kind is not Kind.NDARRAY)):
             self.facts.float64_conversions[node] = qualname
@@ -1434,8 +1269,8 @@ class Analyzer:
             return tensor.but(requires_grad=False)
         if method in ("cpu", "cuda", "to"):
             return self._tensor_move(node, tensor, method, args)
-        if method in _TENSOR_DTYPE_METHODS:
-            dtype = _TENSOR_DTYPE_METHODS[method]
+        if method in api.TENSOR_DTYPE_METHODS:
+            dtype = api.TENSOR_DTYPE_METHODS[method]
             self.facts.dtype_decided.update(tensor.float64_origins)
             return tensor.but(dtype=dtype, float64_origins=frozenset(),
                               requires_grad=tensor.requires_grad if is_float(dtype) else False)
@@ -1445,14 +1280,14 @@ class Analyzer:
         if method == "requires_grad_":
             flag = _bool_literal(args.first) if args.first is not None else True
             return tensor.but(requires_grad=flag)
-        if method in _TENSOR_INDEX_OR_BOOL:
+        if method in api.TENSOR_INDEX_OR_BOOL:
             return Value(Kind.TENSOR, requires_grad=False, on_accelerator=tensor.on_accelerator)
-        if method in _TENSOR_NOT_ARRAYS:
+        if method in api.TENSOR_NOT_ARRAYS:
             return OTHER
         if method in ("max", "min", "median", "mode", "sort", "topk", "kthvalue") and (
                 args.positional or args.keywords):
             return UNKNOWN  # with a dim these return (values, indices)
-        if method in _TENSOR_SAME or method in ("max", "min", "median"):
+        if method in api.TENSOR_SAME or method in ("max", "min", "median"):
             others = args.tensors()
             if others:
                 combined = self._tensor_arithmetic(tensor, *others)
@@ -1740,7 +1575,7 @@ def device_on_accelerator(value: Value | None) -> bool | None:
             return True
         if value.literal.startswith("cpu"):
             return False
-        if value.literal.startswith(_ACCELERATOR_DEVICE_PREFIXES):
+        if value.literal.startswith(api.ACCELERATOR_DEVICE_PREFIXES):
             return True
         return None  # "meta" and other devices: not the accelerator NPT002 speaks of
     if value.kind is Kind.NONE:

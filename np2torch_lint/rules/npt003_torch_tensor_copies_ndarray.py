@@ -17,7 +17,8 @@ import libcst as cst
 
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, keyword, rename_call
-from ..inference import LEGACY_TENSOR_TYPES, Facts, NumpyToTensor, device_on_accelerator
+from ..inference import Facts, NumpyToTensor, device_on_accelerator
+from ..known_apis import LEGACY_TENSOR_TYPES
 from ..values import Kind
 
 CODE = "NPT003"
