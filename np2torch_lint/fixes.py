@@ -92,10 +92,6 @@ def _with_commas(args: list[cst.Arg]) -> list[cst.Arg]:
     return fixed
 
 
-def dtype_expression(edit: Edit, dtype: str) -> cst.Attribute:
-    return edit.attribute("torch", dtype)
-
-
 # --- shared by NPT001 and NPT002: make a tensor safe to hand to NumPy ---------------------------------------
 
 
