@@ -87,7 +87,10 @@ def iter_python_files(paths: Iterable[str], exclude: Iterable[str] = (), root: P
     exclude = tuple(exclude)
     root = (root or Path.cwd()).resolve()
     for path in paths:
-        if os.path.isfile(path):
+        if path.endswith(".ipynb"):
+            yield PathProblem(path, "Jupyter notebooks are not supported yet; lint the output of "
+                                    "`jupyter nbconvert --to script` instead")
+        elif os.path.isfile(path):
             yield path
         elif os.path.isdir(path):
             yield from _walk(path, exclude, root, set())

@@ -89,3 +89,19 @@ def test_moderately_deep_valid_code_is_still_linted(write, capsys):
     chain = "import torch\nw = torch.ones(3, requires_grad=True)\ny = " + " + ".join(["w"] * 700) + "\ny.numpy()\n"
     code, out, _ = lint(capsys, write("chain.py", chain))
     assert code == 1 and ":4:1: NPT001" in out
+
+
+def test_a_notebook_gets_a_clear_message_and_is_left_alone(write, capsys):
+    notebook = write("nb.ipynb", '{"cells": [{"source": ["import torch\\n", "w.numpy()"]}]')
+    before = notebook.read_bytes()
+    code, out, err = lint(capsys, notebook, write("good.py", GOOD))
+    assert code == 2 and "NPT001" in out
+    assert err == [f"{notebook}: could not read: Jupyter notebooks are not supported yet; lint the output of "
+                   "`jupyter nbconvert --to script` instead"]
+    assert notebook.read_bytes() == before
+
+
+def test_a_huge_file_is_refused_with_its_size(write, capsys):
+    huge = write("huge.py", "import torch\n" + "# padding\n" * 1_200_000)
+    code, _, err = lint(capsys, huge)
+    assert code == 2 and err == [f"{huge}: could not parse: too large to lint (11.4 MiB; the limit is 10 MiB)"]
