@@ -177,6 +177,7 @@ class Analyzer:
         self.copy_tests = 0  # how many enclosing ``if`` tests mention ``copy``
         self.class_context: _ClassContext | None = None
         self.module_scope = self.scope
+        self.silent = False  # inside a loop's first pass: facts go nowhere
         self.stacking_call: cst.Call | None = None  # a torch.stack(...) whose argument is being evaluated
         self._loop_ids = itertools.count(1)
         self._statement_handlers: dict[type, Callable[[cst.CSTNode], None]] = {
@@ -494,32 +495,51 @@ class Analyzer:
     def _for(self, node: cst.For) -> None:
         iterable = self.eval(node.iter)
         loop = self._new_loop(node, node.iter, iterable)
-        before = self.scope
-        body_scope = before.copy()
-        self.scope = body_scope
-        self.loops.append(loop)
-        try:
-            self._bind(node.target, self._iteration_item(iterable, loop))
-            self._suite(node.body)
-        finally:
-            self.loops.pop()
-            self.scope = before
-        before.join_from(before.copy(), body_scope)
+
+        def body() -> None:
+            self.loops.append(loop)
+            try:
+                self._bind(node.target, self._iteration_item(iterable, loop))
+                self._suite(node.body)
+            finally:
+                self.loops.pop()
+
+        self._loop(body)
         if node.orelse is not None:
             self._suite(node.orelse.body)
 
     def _while(self, node: cst.While) -> None:
         self.eval(node.test)
+        self._loop(lambda: self._suite(node.body))
+        if node.orelse is not None:
+            self._suite(node.orelse.body)
+
+    def _loop(self, body: Callable[[], None]) -> None:
+        """Run a loop body that may run zero or more times.
+
+        A first, silent pass learns what comes round the back edge (``out = model(x)`` at the end of one
+        iteration is what ``out.numpy()`` at the start of the next sees); the second pass, from the join of that
+        and the state before the loop, records the facts. Loops inside a silent pass run once, so the cost grows
+        with nesting depth, not exponentially.
+        """
         before = self.scope
+        if not self.silent:
+            saved_facts, self.facts = self.facts, Facts()
+            self.silent = True
+            first_pass = before.copy()
+            self.scope = first_pass
+            try:
+                body()
+            finally:
+                self.facts, self.silent, self.scope = saved_facts, False, before
+            before.join_from(before.copy(), first_pass)
         body_scope = before.copy()
         self.scope = body_scope
         try:
-            self._suite(node.body)
+            body()
         finally:
             self.scope = before
         before.join_from(before.copy(), body_scope)
-        if node.orelse is not None:
-            self._suite(node.orelse.body)
 
     def _with(self, node: cst.With) -> None:
         mode: object = _NOT_A_GRAD_MODE
