@@ -121,10 +121,16 @@ class Scope:
     def join_from(self, *branches: Scope) -> None:
         """Make this scope the join of ``branches`` (copies of it that ran different code)."""
         keys = set().union(*(b.names.keys() for b in branches))
+        names = self.names
         for key in keys:
+            values = [b.names.get(key) for b in branches]
+            first = values[0]
+            if first is not None and all(value is first for value in values):
+                names[key] = first  # the usual case: no branch rebound it
+                continue
             # a branch where the name is unbound cannot reach a later use of it: only the others count
-            values = [value for value in (b.lookup(key) for b in branches) if value is not None]
-            self.names[key] = join_all(values) or UNKNOWN
+            found = [value if value is not None else b.lookup(key) for value, b in zip(values, branches)]
+            names[key] = join_all([value for value in found if value is not None]) or UNKNOWN
 
 
 @dataclass(slots=True)
@@ -153,6 +159,7 @@ _TRIVIA_FIELDS = {"lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_
                   "whitespace_before", "whitespace_after", "lbracket", "rbracket", "lbrace", "rbrace", "quote",
                   "prefix", "string", "value_str"}
 _child_fields_cache: dict[type, tuple[str, ...]] = {}
+_ROLES: dict[type, str] = {}
 
 
 def _child_fields(node_type: type) -> tuple[str, ...]:
@@ -265,11 +272,17 @@ class Analyzer:
                         self._visit(item)
 
     def _visit(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.BaseExpression):
+        role = _ROLES.get(type(node))
+        if role is None:  # isinstance on LibCST's abstract bases is slow: decide once per node type
+            role = _ROLES[type(node)] = (
+                "expression" if isinstance(node, cst.BaseExpression) else
+                "statement" if type(node) in self._statement_handlers else
+                "suite" if isinstance(node, cst.BaseSuite) else "other")
+        if role == "expression":
             self.eval(node)
-        elif type(node) in self._statement_handlers:
+        elif role == "statement":
             self._statement_handlers[type(node)](node)
-        elif isinstance(node, cst.BaseSuite):
+        elif role == "suite":
             self._suite(node)
         else:
             self._walk_children(node)
