@@ -12,7 +12,9 @@ import os
 import stat
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from . import __version__
 from .config import ConfigError, Settings, find_pyproject, load_settings, parse_codes
@@ -88,32 +90,52 @@ def relative_to_root(path: str, settings: Settings) -> str:
         return Path(path).as_posix()
 
 
-def lint_paths(paths: list[str], settings: Settings, stdin_filename: str = "stdin"
-               ) -> tuple[list[Diagnostic], list[str]]:
-    """Lint files and folders; returns the diagnostics and one message per file that could not be linted."""
-    diagnostics: list[Diagnostic] = []
-    errors: list[str] = []
-    file_paths = [p for p in paths if p != "-"]
+@dataclass(frozen=True)
+class Input:
+    name: str
+    source: Source
+    codes: frozenset[str]
+    is_stdin: bool = False
+
+
+def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, errors: list[str],
+                stdin_bytes: list[bytes] | None = None) -> Iterator[Input]:
+    """Each readable input once, decoded, with the codes enabled for it; what cannot be read goes to ``errors``.
+
+    Standard input's raw bytes are appended to ``stdin_bytes`` when given, so a filter can pass them through.
+    """
     if "-" in paths:
+        data = sys.stdin.buffer.read()
+        if stdin_bytes is not None:
+            stdin_bytes.append(data)
         try:
-            source = decode_source(sys.stdin.buffer.read())
-            codes = settings.enabled_codes(stdin_filename)
-            found = lint_text(source.text, stdin_filename, codes)
-            diagnostics.extend(filter_suppressed(found, source.text))
+            yield Input(stdin_filename, decode_source(data), settings.enabled_codes(stdin_filename), True)
         except SourceError as error:
             errors.append(f"{stdin_filename}: could not parse: {error}")
-    for item in iter_python_files(file_paths, settings.exclude, settings.root):
+    for item in iter_python_files([p for p in paths if p != "-"], settings.exclude, settings.root):
         if isinstance(item, PathProblem):
             errors.append(f"{item.path}: could not read: {item.reason}")
             continue
         try:
             source = read_source(item)
-            codes = settings.enabled_codes(relative_to_root(item, settings))
-            found = lint_text(source.text, item, codes)
         except SourceError as error:
             errors.append(f"{item}: could not parse: {error}")
             continue
-        diagnostics.extend(filter_suppressed(found, source.text))
+        yield Input(item, source, settings.enabled_codes(relative_to_root(item, settings)))
+
+
+def lint_paths(paths: list[str], settings: Settings, stdin_filename: str = "stdin"
+               ) -> tuple[list[Diagnostic], list[str]]:
+    """Lint files and folders; returns the diagnostics and one message per file that could not be linted."""
+    diagnostics: list[Diagnostic] = []
+    errors: list[str] = []
+    for each in iter_inputs(paths, settings, stdin_filename, errors):
+        try:
+            found = lint_text(each.source.text, each.name, each.codes)
+        except SourceError as error:
+            errors.append(f"{each.name}: could not parse: {error}")
+            continue
+        diagnostics.extend(filter_suppressed(found, each.source.text))
     return diagnostics, errors
 
 
@@ -153,54 +175,37 @@ def run_fixes(args: argparse.Namespace) -> int:
     writes = not (args.diff or args.check)
     fixed = changed_files = left = 0
     errors: list[str] = []
-
-    def fix_one(source: Source, name: str) -> str | None:
-        nonlocal fixed, left
-        codes = settings.enabled_codes(relative_to_root(name, settings) if name != args.stdin_filename else name)
+    stdin_bytes: list[bytes] = []
+    stdin_written = False
+    for each in iter_inputs(args.paths, settings, args.stdin_filename, errors, stdin_bytes):
         try:
-            outcome = fix_text(source.text, name, codes, settings.fix_style, args.unsafe_fixes)
+            outcome = fix_text(each.source.text, each.name, each.codes, settings.fix_style, args.unsafe_fixes)
         except SourceError as error:
-            errors.append(f"{name}: could not parse: {error}")
-            return None
+            errors.append(f"{each.name}: could not parse: {error}")
+            continue
         except FixError as error:
-            errors.append(f"{name}: internal error, file left unchanged: {error}")
-            return None
+            errors.append(f"{each.name}: internal error, file left unchanged: {error}")
+            continue
         fixed += outcome.fixed
         left += len(outcome.remaining)
-        if args.diff and outcome.text != source.text:
+        changed = outcome.text != each.source.text
+        changed_files += changed
+        if args.diff and changed:
             sys.stdout.writelines(difflib.unified_diff(
-                source.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True),
-                fromfile=name, tofile=name))
-        return outcome.text
-
-    if "-" in args.paths:
-        try:
-            source = decode_source(sys.stdin.buffer.read())
-        except SourceError as error:
-            errors.append(f"{args.stdin_filename}: could not parse: {error}")
-        else:
-            text = fix_one(source, args.stdin_filename)
-            changed_files += text is not None and text != source.text
-            if writes:  # a filter: always write the code back out, fixed or not
-                sys.stdout.buffer.write((source.text if text is None else text).encode(source.encoding))
-    for item in iter_python_files([p for p in args.paths if p != "-"], settings.exclude, settings.root):
-        if isinstance(item, PathProblem):
-            errors.append(f"{item.path}: could not read: {item.reason}")
+                each.source.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True),
+                fromfile=each.name, tofile=each.name))
+        if not writes:
             continue
-        try:
-            source = read_source(item)
-        except SourceError as error:
-            errors.append(f"{item}: could not parse: {error}")
-            continue
-        text = fix_one(source, item)
-        if text is None or text == source.text:
-            continue
-        changed_files += 1
-        if writes:
+        if each.is_stdin:
+            sys.stdout.buffer.write(outcome.text.encode(each.source.encoding))
+            stdin_written = True
+        elif changed:
             try:
-                write_atomically(item, text.encode(source.encoding))
+                write_atomically(each.name, outcome.text.encode(each.source.encoding))
             except (OSError, UnicodeEncodeError) as error:
-                errors.append(f"{item}: could not write, left unchanged: {error}")
+                errors.append(f"{each.name}: could not write, left unchanged: {error}")
+    if writes and stdin_bytes and not stdin_written:
+        sys.stdout.buffer.write(stdin_bytes[0])  # a filter never loses its input: pass it through unchanged
     for message in errors:
         print(message, file=sys.stderr)
     verb = "fixed" if writes else "would fix"

@@ -190,3 +190,10 @@ def test_a_missing_torch_import_is_added_once():
     assert fixed.count("import torch\n") == 1
     assert "a = torch.as_tensor(np.zeros(3), dtype=torch.float32)" in fixed
     compile(fixed, "x.py", "exec")
+
+
+def test_stdin_that_cannot_be_decoded_passes_through_unchanged():
+    data = b"import torch\nx = '\xff'\n"
+    result = subprocess.run([sys.executable, "-m", "np2torch_lint", "--fix", "-"], input=data, capture_output=True)
+    assert result.stdout == data and result.returncode == 2
+    assert b"stdin: could not parse: not valid utf-8" in result.stderr
