@@ -20,7 +20,7 @@ from . import __version__
 from .config import ConfigError, Settings, find_pyproject, load_settings, parse_codes
 from .diagnostics import Diagnostic
 from .engine import lint_text
-from .files import PathProblem, Source, SourceError, decode_source, iter_python_files, read_source
+from .files import PathProblem, Source, SourceError, decode_source, iter_python_files, read_source, relative_to
 from .fixer import FixError, fix_text
 from .fixes import FixStyle
 from .noqa import filter_suppressed
@@ -83,13 +83,6 @@ def load_run_settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def relative_to_root(path: str, settings: Settings) -> str:
-    try:
-        return Path(path).resolve().relative_to(settings.root).as_posix()
-    except ValueError:
-        return Path(path).as_posix()
-
-
 @dataclass(frozen=True)
 class Input:
     name: str
@@ -121,7 +114,7 @@ def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, error
         except SourceError as error:
             errors.append(f"{item}: could not parse: {error}")
             continue
-        yield Input(item, source, settings.enabled_codes(relative_to_root(item, settings)))
+        yield Input(item, source, settings.enabled_codes(relative_to(item, settings.root)))
 
 
 def lint_paths(paths: list[str], settings: Settings, stdin_filename: str = "stdin"

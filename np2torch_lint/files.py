@@ -117,7 +117,7 @@ def _walk(folder: str, exclude: tuple[str, ...], root: Path, ancestors: set[tupl
         return  # a virtual environment found while walking
     for entry in entries:
         path = os.path.join(folder, entry.name)
-        if exclude and matches_any(_relative(path, root), exclude):
+        if exclude and matches_any(relative_to(path, root), exclude):
             continue
         try:
             is_dir = entry.is_dir()
@@ -134,7 +134,8 @@ def _walk(folder: str, exclude: tuple[str, ...], root: Path, ancestors: set[tupl
             yield PathProblem(path, "broken symbolic link or symbolic link loop")
 
 
-def _relative(path: str, root: Path) -> str:
+def relative_to(path: str, root: Path) -> str:
+    """``path`` relative to ``root``, '/'-separated, as config patterns are written; as given when outside it."""
     try:
         return Path(path).resolve().relative_to(root).as_posix()
     except ValueError:
