@@ -134,6 +134,14 @@ def _is_simple(whitespace: cst.BaseParenthesizableWhitespace) -> bool:
     return isinstance(whitespace, cst.SimpleWhitespace) and "\\" not in whitespace.value
 
 
+def sharing_conversion(node: cst.Call, edit: Edit) -> cst.Call:
+    """``torch.tensor(a, ...)``/``torch.from_numpy(a)`` -> ``from_numpy(a, ...)`` (helpers) or
+    ``torch.as_tensor(a, ...)`` (inline): the conversion that shares memory when it can and takes ``dtype=``."""
+    if edit.style is FixStyle.HELPERS:
+        return node.with_changes(func=edit.helper("from_numpy"))
+    return rename_call(node, edit, "torch", "as_tensor")
+
+
 def rename_call(node: cst.Call, edit: Edit, qualname: str, attribute: str) -> cst.Call:
     """``th.tensor(...)`` -> ``th.as_tensor(...)``: the same module spelling, another function."""
     if isinstance(node.func, cst.Attribute):

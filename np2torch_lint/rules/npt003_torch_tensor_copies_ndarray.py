@@ -16,7 +16,7 @@ from typing import Iterator
 import libcst as cst
 
 from ..diagnostics import Applicability, Finding, Fix
-from ..fixes import Edit, FixStyle, keyword, rename_call
+from ..fixes import Edit, FixStyle, sharing_conversion, with_keyword
 from ..inference import Facts, NumpyToTensor, device_on_accelerator
 from ..known_apis import LEGACY_TENSOR_TYPES
 from ..values import Kind
@@ -62,21 +62,13 @@ def _sharing_fix(conversion: NumpyToTensor, style: FixStyle) -> Fix | None:
 
 
 def _share(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:
-    if not isinstance(node, cst.Call):
-        return node
-    if edit.style is FixStyle.HELPERS:
-        return node.with_changes(func=edit.helper("from_numpy"))
-    return rename_call(node, edit, "torch", "as_tensor")
+    return sharing_conversion(node, edit) if isinstance(node, cst.Call) else node
 
 
 def _explicit_dtype(dtype: str):
     def build(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:
         if not isinstance(node, cst.Call) or len(node.args) != 1:
             return node
-        renamed = rename_call(node, edit, "torch", "as_tensor") if edit.style is FixStyle.INLINE else \
-            node.with_changes(func=edit.helper("from_numpy"))
-        return renamed.with_changes(args=[node.args[0].with_changes(
-            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), keyword("dtype", edit.attribute(
-                "torch", dtype))])
+        return with_keyword(sharing_conversion(node, edit), "dtype", edit.attribute("torch", dtype))
 
     return build

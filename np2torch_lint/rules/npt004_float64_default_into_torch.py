@@ -16,7 +16,7 @@ from typing import Iterator
 import libcst as cst
 
 from ..diagnostics import Applicability, Finding, Fix
-from ..fixes import Edit, FixStyle, rename_call, with_keyword
+from ..fixes import Edit, FixStyle, sharing_conversion, with_keyword
 from ..inference import Facts
 
 CODE = "NPT004"
@@ -48,6 +48,4 @@ def _converted_as_float32(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:
     """``torch.from_numpy`` has no ``dtype=``: convert and cast in one pass instead of ``.float()`` after."""
     if not isinstance(node, cst.Call):
         return node
-    converted = node.with_changes(func=edit.helper("from_numpy")) if edit.style is FixStyle.HELPERS else \
-        rename_call(node, edit, "torch", "as_tensor")
-    return _with_float32(converted, edit)
+    return _with_float32(sharing_conversion(node, edit), edit)
