@@ -175,7 +175,11 @@ def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
 def lint_text(text: str, filename: str, codes: Collection[str] | None = None,
               style: FixStyle = FixStyle.HELPERS) -> list[Diagnostic]:
     """The diagnostics of one file's text, sorted by position; raises ``SourceError`` when it does not parse."""
-    return sorted(analyse_text(text, filename, codes, style).diagnostics, key=lambda d: (d.line, d.column, d.code))
+    return by_position(analyse_text(text, filename, codes, style).diagnostics)
+
+
+def by_position(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    return sorted(diagnostics, key=lambda d: (d.line, d.column, d.code))
 
 
 def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None, style: FixStyle) -> Analysis:

@@ -17,7 +17,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
 from .diagnostics import Applicability, Diagnostic, Finding
-from .engine import analyse_text, lint_text, parse
+from .engine import analyse_text, by_position, parse, run_with_deep_stack
 from .files import SourceError
 from .fixes import Edit, FixStyle
 from .noqa import filter_suppressed
@@ -41,8 +41,8 @@ def fix_text(text: str, filename: str, codes: Collection[str] | None = None,
              style: FixStyle = FixStyle.HELPERS, unsafe: bool = False) -> FixOutcome:
     """Fix one file's text; raises ``SourceError`` if it does not parse, ``FixError`` if a fix breaks it."""
     fixed = 0
+    analysis = analyse_text(text, filename, codes, style)
     for _ in range(MAX_PASSES):
-        analysis = analyse_text(text, filename, codes, style)
         reported = set(map(id, filter_suppressed(analysis.diagnostics, text)))
         candidates = [
             (finding, diagnostic) for finding, diagnostic in zip(analysis.findings, analysis.diagnostics)
@@ -56,14 +56,17 @@ def fix_text(text: str, filename: str, codes: Collection[str] | None = None,
         new_text, applied = _apply(analysis.module, chosen, edit)
         if not applied or new_text == text:
             break
-        try:
-            parse(new_text)
+        try:  # the next pass's analysis parses the result: a fix that breaks the code is caught there
+            analysis = analyse_text(new_text, filename, codes, style)
+            if analysis.module is None:  # nothing to analyse, so nothing was parsed: check it anyway
+                run_with_deep_stack(parse, new_text)
         except SourceError as error:
             codes_tried = ", ".join(sorted({finding.code for finding in chosen}))
             raise FixError(f"fixing {codes_tried} gave code that does not parse ({error})") from None
         text = new_text
         fixed += applied
-    remaining = filter_suppressed(lint_text(text, filename, codes, style), text)
+    # ``analysis`` is always of ``text`` here, so what is left needs no further pass
+    remaining = by_position(filter_suppressed(analysis.diagnostics, text))
     return FixOutcome(text, fixed, remaining)
 
 
