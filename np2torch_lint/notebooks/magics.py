@@ -52,7 +52,7 @@ class MaskedLines:
         for number in range(start, len(lines)):
             line = lines[number]
             if masking_continuation:
-                lines[number] = self._placeholder(line, indent)
+                lines[number] = self._placeholder(line, indent + "pass")
                 masking_continuation = _ends_with_backslash(line)
                 continue
             if scanner.at_statement_start and _is_ipython_syntax(line):

@@ -83,6 +83,16 @@ def read_notebook(raw: str) -> Notebook:
     return notebook
 
 
+def without_sources(raw: str) -> str:
+    """The notebook's text with each cell's "source" value cut out: what fixing must keep byte for byte."""
+    _, spans = _cell_spans(raw)
+    parts, position = [], 0
+    for start, end in sorted(spans.values()):
+        parts.append(raw[position:start])
+        position = end
+    return "<source>".join(parts + [raw[position:]])
+
+
 def cell_source(cell: dict) -> str:
     source = cell["source"]
     return source if isinstance(source, str) else "".join(source)
