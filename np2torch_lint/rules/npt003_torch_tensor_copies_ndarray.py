@@ -17,9 +17,9 @@ import libcst as cst
 
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, sharing_conversion, with_keyword
-from ..inference import Facts, NumpyToTensor, device_on_accelerator
-from ..known_apis import LEGACY_TENSOR_TYPES
-from ..values import Kind
+from ..analysis import Facts, NumpyToTensor, device_on_accelerator
+from ..analysis.known_apis import LEGACY_TENSOR_TYPES
+from ..analysis.values import Kind
 
 CODE = "NPT003"
 NAME = "torch-tensor-copies-ndarray"

@@ -1,11 +1,10 @@
 """What the analysis knows of NumPy's, torch's and Python's own functions, methods and classes.
 
-Tables only: ``inference.py`` reads them. Qualified names are what imports resolve to (``numpy.zeros`` for
-``np.zeros``). Adding an API here is how the analysis learns it.
+Tables only: the handlers of the analysis package read them. Qualified names are what imports resolve to
+(``numpy.zeros`` for ``np.zeros``). Adding an API here is how the analysis learns it.
 """
 
 from __future__ import annotations
-
 
 # NumPy constructors whose floats default to float64: the index of a positional ``dtype`` (or None), and whether
 # the call without a size gives a Python float rather than an array ("size" = the index of the size argument).
