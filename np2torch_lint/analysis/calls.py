@@ -6,10 +6,8 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import Args
-from .torch_semantics import device_on_accelerator
-from .values import NONE, UNKNOWN, Kind, Value, bool_literal, either_all, join, ref
-
-RUNTIME = "np2torch_lint.runtime."
+from .models import Model
+from .values import NONE, UNKNOWN, Kind, Value, either_all, join, ref
 
 
 class CallsMixin:
@@ -75,6 +73,10 @@ class CallsMixin:
             return self._module_output(callee, args)
         if kind is Kind.NN_MODULE_CLASS:
             return Value(Kind.NN_MODULE, has_params=True, on_accelerator=False)
+        if kind is Kind.INSTANCE and callee.qualname:
+            model = self.models.call(callee.qualname + ".__call__")
+            if model is not None:
+                return self._apply_model(node, callee.qualname + ".__call__", model, args)
         return UNKNOWN
 
     def _call_builtin(self, name: str, args: Args) -> Value:
@@ -108,76 +110,62 @@ class CallsMixin:
         return Value(Kind.TENSOR, requires_grad=requires_grad, on_accelerator=on_accelerator)
 
     def _call_qualname(self, node: cst.Call, qualname: str, args: Args) -> Value:
-        if qualname.startswith("numpy."):
-            return self._call_numpy(node, qualname, args)
-        if qualname.startswith("torch."):
-            return self._call_torch(node, qualname, args)
         if qualname.startswith("builtins."):
             return self._call_builtin(qualname[len("builtins."):], args)
-        if qualname.startswith(RUNTIME):
-            return self._call_runtime_helper(node, qualname[len(RUNTIME):], args)
-        if qualname.startswith("torchvision.models.") and qualname.rsplit(".", 1)[1][:1].islower():
-            return Value(Kind.NN_MODULE, has_params=True, on_accelerator=False)
-        return UNKNOWN
-
-    def _call_runtime_helper(self, node: cst.Call, name: str, args: Args) -> Value:
-        """np2torch_lint.runtime's helpers, which the fixes write: the analysis must see through them too."""
-        if name == "from_numpy":
-            return self._numpy_to_tensor(node, "np2torch_lint.runtime.from_numpy", args)
-        if name in ("to_numpy", "to_numpy_async"):
-            first = args.first
-            return Value(Kind.NDARRAY, dtype=first.dtype if first is not None else None)
-        if name == "stack_to_device":
-            device = args.keywords.get("device") or (args.positional[1] if len(args.positional) > 1 else None)
-            return Value(Kind.TENSOR, requires_grad=False, on_accelerator=device_on_accelerator(device),
-                         dtype=self._dtype_argument(args, None))
-        return UNKNOWN
-
-    # numpy
+        model = self.models.call(qualname)
+        if model is None:
+            return UNKNOWN
+        return self._apply_model(node, qualname, model, args)
 
     def _call_method(self, node: cst.Call, func: cst.Attribute, receiver: Value, method: str,
                      args: Args) -> Value:
         kind = receiver.kind
-        if kind is Kind.TENSOR:
-            result = self._tensor_method(node, receiver, method, args)
-            if method in ("requires_grad_", "detach_") and isinstance(func.value, cst.Name):
-                self.scope.names[func.value.value] = result  # in place: the name now holds the changed tensor
-            return result
-        if receiver.is_numpy:
-            return self._numpy_method(node, receiver, method, args)
-        if kind is Kind.NN_MODULE:
-            return self._module_method(func, receiver, method, args)
-        if kind is Kind.NUMPY_GENERATOR:
-            return self._generator_method(receiver, method, args)
         if kind is Kind.SEQUENCE:
-            if method == "append" and args.first is not None:
-                self._note_collected(args.first, "append")
-                if isinstance(func.value, cst.Name):
-                    element = args.first.but(loop_item=None, transfer=None)
-                    self.scope.names[func.value.value] = receiver.but(
-                        items=None, element=element if receiver.element is None else join(receiver.element, element))
-            return NONE if method in ("append", "extend", "insert") else UNKNOWN
+            return self._sequence_method(func, receiver, method, args)
         if kind is Kind.UNKNOWN and method == "append" and args.first is not None:
             self._note_collected(args.first, "append")  # ``self.batches.append(x.cuda())``: still collected
-        return UNKNOWN
+        owner = class_of(receiver)
+        model = None if owner is None else self.models.call(f"{owner}.{method}")
+        if model is None:
+            return UNKNOWN
+        result = self._apply_model(node, f"{owner}.{method}", model, args, receiver)
+        if (model.kind in _IN_PLACE_KINDS or "in-place" in model.flags) and isinstance(func.value, cst.Name):
+            self.scope.names[func.value.value] = result  # in place: the name now holds the changed value
+        return result
 
-    def _module_method(self, func: cst.Attribute, module: Value, method: str, args: Args) -> Value:
-        if method in ("to", "cuda", "cpu"):
-            moved = module.but(on_accelerator=self._destination_on_accelerator(method, args, module.on_accelerator))
+    def _sequence_method(self, func: cst.Attribute, sequence: Value, method: str, args: Args) -> Value:
+        if method == "append" and args.first is not None:
+            self._note_collected(args.first, "append")
             if isinstance(func.value, cst.Name):
-                self.scope.names[func.value.value] = moved  # nn.Module.to() moves in place and returns self
-            return moved
-        if method == "requires_grad_":
-            flag = bool_literal(args.first) if args.first is not None else True
-            changed = module.but(has_params=False if flag is False else module.has_params)
-            if isinstance(func.value, cst.Name):
-                self.scope.names[func.value.value] = changed
-            return changed
-        if method in ("train", "eval", "float", "double", "half", "bfloat16", "share_memory"):
-            return module
-        if method == "forward":
-            return self._module_output(module, args)
-        if method == "parameters":
-            return Value(Kind.SEQUENCE, element=Value(Kind.TENSOR, requires_grad=module.has_params,
-                                                      on_accelerator=module.on_accelerator))
-        return UNKNOWN
+                element = args.first.but(loop_item=None, transfer=None)
+                self.scope.names[func.value.value] = sequence.but(
+                    items=None, element=element if sequence.element is None else join(sequence.element, element))
+        return NONE if method in ("append", "extend", "insert") else UNKNOWN
+
+    def _model_module_output(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                             module: Value | None) -> Value:
+        return UNKNOWN if module is None else self._module_output(module, args)
+
+    def _model_parameters(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                          module: Value | None) -> Value:
+        if module is None:
+            return UNKNOWN
+        return Value(Kind.SEQUENCE, element=Value(Kind.TENSOR, requires_grad=module.has_params,
+                                                  on_accelerator=module.on_accelerator))
+
+
+#: the class whose rows (``torch.Tensor.float``...) hold the methods and attributes of a value of each kind.
+_CLASS_OF_KIND = {
+    Kind.TENSOR: "torch.Tensor",
+    Kind.NDARRAY: "numpy.ndarray",
+    Kind.NUMPY_VALUE: "numpy.ndarray",
+    Kind.NN_MODULE: "torch.nn.Module",
+}
+#: model kinds that change their receiver in place (``t.requires_grad_()``, ``model.cuda()``).
+_IN_PLACE_KINDS = frozenset({"requires-grad", "move-module"})
+
+
+def class_of(value: Value) -> str | None:
+    if value.kind is Kind.INSTANCE:
+        return value.qualname
+    return _CLASS_OF_KIND.get(value.kind)

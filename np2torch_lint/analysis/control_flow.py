@@ -181,18 +181,18 @@ class ControlFlowMixin:
         """The autograd mode a ``with`` item or decorator sets, or ``NOT_A_GRAD_MODE``."""
         call = expression if isinstance(expression, cst.Call) else None
         callee = self.eval_quietly(call.func if call is not None else expression)
-        if callee.kind is not Kind.REF or callee.qualname not in api.GRAD_MODE_SETTERS:
+        model = self.models.call(callee.qualname) if callee.kind is Kind.REF and callee.qualname else None
+        if model is None or model.kind != "grad-mode":
             return NOT_A_GRAD_MODE
         if call is None and not as_decorator:
             return NOT_A_GRAD_MODE  # ``with torch.no_grad:`` is a TypeError, not a mode
-        fixed = api.GRAD_MODE_SETTERS[callee.qualname]
         first = call.args[0].value if call is not None and call.args else None
-        if fixed is None:  # set_grad_enabled(flag)
+        if "set" in model.flags:  # set_grad_enabled(flag)
             return bool_literal_node(first)
-        if fixed is False and first is not None and callee.qualname.endswith("inference_mode"):
+        if "inference" in model.flags and first is not None:  # inference_mode(False) keeps the mode
             flag = bool_literal_node(first)
             return False if flag is True else (self.grad_enabled if flag is False else None)
-        return fixed
+        return "on" in model.flags
 
     def _new_loop(self, node: cst.CSTNode, iter_node: cst.BaseExpression, iterable: Value) -> Loop:
         return Loop(next(self._loop_ids), node, self._is_not_a_collection(iter_node, iterable))
@@ -225,7 +225,7 @@ class ControlFlowMixin:
         if iterable.kind is Kind.SEQUENCE:
             if iterable.element is not None:
                 return iterable.element
-            if iterable.items:
+            if iterable.items and not iterable.open_ended:
                 return join_all(list(iterable.items)) or UNKNOWN
             return UNKNOWN
         if iterable.kind is Kind.NDARRAY:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from . import known_apis as api
+from .arguments import Args
+from .calls import class_of
 from .numpy_semantics import numpy_arithmetic
 from .scope import Scope
 from .syntax import int_literal, is_copy_flag_test
@@ -40,26 +42,28 @@ class ExpressionsMixin:
         if context is not None and isinstance(node.value, cst.Name) and node.value.value == context.self_name:
             return context.attributes.get(attribute, UNKNOWN)
         owner = self.eval(node.value)
-        kind = owner.kind
-        if kind is Kind.REF:
+        if owner.kind is Kind.REF:
             return ref(f"{owner.qualname}.{attribute}")
-        if kind is Kind.TENSOR:
-            if attribute == "data":
-                return owner.but(requires_grad=False, float64_origins=frozenset())
-            if attribute == "grad":
-                return owner.but(requires_grad=False, loop_item=None, transfer=None, float64_origins=frozenset())
-            if attribute in ("T", "mT", "H", "mH", "real", "imag"):
-                return owner
-            if attribute == "device":
-                return Value(Kind.DEVICE, on_accelerator=owner.on_accelerator)
-            return UNKNOWN
-        if owner.is_numpy:
-            if attribute in ("T", "real", "imag"):
-                return owner
-            return UNKNOWN
-        if kind is Kind.NN_MODULE and attribute in ("weight", "bias"):
-            return Value(Kind.TENSOR, requires_grad=owner.has_params, on_accelerator=owner.on_accelerator)
-        return UNKNOWN
+        if owner.kind is Kind.NN_MODULE:
+            tensor = self._module_tensor(owner, attribute)
+            if tensor is not None:
+                return tensor
+        owner_class = class_of(owner)
+        model = None if owner_class is None else self.models.attribute(f"{owner_class}.{attribute}")
+        return UNKNOWN if model is None else self._attribute_model(owner, model)
+
+    def _module_tensor(self, module: Value, attribute: str) -> Value | None:
+        """A parameter (requires grad while the module has trainable parameters) or buffer (never) of a module."""
+        row = self.models.call(module.qualname) if module.qualname else None
+        parameters = row.names("parameters") if row is not None else frozenset()
+        buffers = row.names("buffers") if row is not None else frozenset()
+        if not parameters and not (row is not None and "no-params" in row.flags):
+            parameters = _USUAL_PARAMETERS  # a module the models do not describe: weight and bias are parameters
+        if attribute in parameters:
+            return Value(Kind.TENSOR, requires_grad=module.has_params, on_accelerator=module.on_accelerator)
+        if attribute in buffers:
+            return Value(Kind.TENSOR, requires_grad=False, on_accelerator=module.on_accelerator)
+        return None
 
     def _subscript(self, node: cst.Subscript) -> Value:
         base = self.eval(node.value)
@@ -82,8 +86,13 @@ class ExpressionsMixin:
             result = self._element_of(base)
             if base.items is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
                 position = int_literal(node.slice[0].slice.value)
-                if position is not None and -len(base.items) <= position < len(base.items):
+                lowest = 0 if base.open_ended else -len(base.items)
+                if position is not None and lowest <= position < len(base.items):
                     result = base.items[position]
+        elif base.kind is Kind.INSTANCE and base.qualname:
+            model = self.models.call(base.qualname + ".__getitem__")
+            return UNKNOWN if model is None else self._apply_model(None, base.qualname + ".__getitem__", model,
+                                                                   Args(index_values, {}, []), base)
         else:
             return UNKNOWN
         if loop_item is not None and result.loop_item is None:
@@ -191,3 +200,6 @@ class ExpressionsMixin:
         if inputs_known and all(flag is False for flag in flags):
             return False
         return None
+
+
+_USUAL_PARAMETERS = frozenset({"weight", "bias"})

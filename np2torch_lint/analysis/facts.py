@@ -36,6 +36,8 @@ class NumpyToTensor:
     device: Value | None
     #: inside an ``if``/conditional expression whose test mentions ``copy``: the copy is a decision.
     under_copy_test: bool
+    #: the dtype a legacy constructor (``torch.FloatTensor``...) makes, None for the others.
+    legacy_dtype: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

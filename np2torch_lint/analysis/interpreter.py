@@ -25,7 +25,8 @@ from .calls import CallsMixin
 from .control_flow import ControlFlowMixin, Loop
 from .expressions import ExpressionsMixin
 from .facts import Facts
-from .numpy_semantics import NumpyMixin
+from .library import LibraryMixin
+from .models import Models, builtin_models
 from .scope import Scope
 from .statements import ClassContext, StatementsMixin
 from .syntax import child_fields
@@ -35,11 +36,12 @@ from .values import UNKNOWN, Kind, Value, ref
 _ROLES: dict[type, str] = {}
 
 
-class Analyzer(StatementsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin, NumpyMixin, TorchMixin):
+class Analyzer(StatementsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin, LibraryMixin, TorchMixin):
     """Runs a module once and fills ``facts``. Use ``analyze(module)``."""
 
-    def __init__(self) -> None:
+    def __init__(self, models: Models | None = None) -> None:
         self.facts = Facts()
+        self.models = models if models is not None else builtin_models()
         self.scope = Scope()
         self.grad_enabled: bool | None = True
         self.loops: list[Loop] = []
@@ -160,6 +162,6 @@ class Analyzer(StatementsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin, 
         return UNKNOWN
 
 
-def analyze(module: cst.Module) -> Facts:
+def analyze(module: cst.Module, models: Models | None = None) -> Facts:
     """Run the analysis over a parsed module and return what the rules need."""
-    return Analyzer().analyze(module)
+    return Analyzer(models).analyze(module)

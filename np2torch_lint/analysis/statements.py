@@ -61,7 +61,8 @@ class StatementsMixin:
             self.scope.names[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
-            items = value.items if value.items is not None and len(value.items) == len(elements) else None
+            items = value.items if value.items is not None and (
+                len(value.items) == len(elements) or value.open_ended and len(value.items) <= len(elements)) else None
             # unpacking a tensor (its rows), or a model's tuple of outputs, gives tensors like it
             part = value.but(items=None, float64_origins=frozenset(), transfer=None) if (
                 value.kind is Kind.TENSOR) else UNKNOWN
@@ -69,7 +70,7 @@ class StatementsMixin:
                 if isinstance(element, cst.StarredElement):
                     self._bind(element.value, Value(Kind.SEQUENCE, element=value.element))
                 else:
-                    self._bind(element.value, items[index] if items is not None else part)
+                    self._bind(element.value, items[index] if items is not None and index < len(items) else part)
         elif isinstance(target, cst.Attribute):
             owner = self.eval(target.value)
             self._bind_attribute(target, owner, value)

@@ -28,7 +28,7 @@ class Kind(enum.Enum):
     NN_MODULE_CLASS = "nn.Module subclass"
     DEVICE = "device"
     DATALOADER = "DataLoader"
-    NUMPY_GENERATOR = "numpy random generator"
+    INSTANCE = "instance"  # an object of a modelled library class: ``qualname`` is the class (models.py)
     SEQUENCE = "sequence"  # a list, tuple, generator or other iterable: ``element`` is what iterating gives
     OTHER = "other"  # known not to be an array or tensor
 
@@ -49,6 +49,8 @@ class Value:
     #: what iterating gives (SEQUENCE), and the items of a literal display or tuple, when known.
     element: Value | None = None
     items: tuple[Value, ...] | None = None
+    #: ``items`` are only the first items: the length is unknown (``gym``'s ``env.step()``).
+    open_ended: bool = False
     #: the conversion calls that made this tensor a float64 from a NumPy default, with no dtype decision since.
     float64_origins: frozenset[cst.Call] = frozenset()
     #: the loop (its id) whose item this value is, or is made from.
@@ -105,6 +107,7 @@ def join(a: Value, b: Value) -> Value:
         has_params=either(a.has_params, b.has_params),
         element=element,
         items=a.items if a.items == b.items else None,
+        open_ended=a.open_ended if a.items == b.items else False,
         float64_origins=a.float64_origins | b.float64_origins,
         loop_item=a.loop_item if a.loop_item == b.loop_item else None,
         transfer=a.transfer if a.transfer is b.transfer else None,
