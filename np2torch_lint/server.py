@@ -47,6 +47,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 @dataclass(frozen=True)
+class Snapshot:
+    """A document as it was when work on it started: edits go back with its version, so a client drops stale ones."""
+
+    uri: str
+    version: int | None
+    text: str
+    codec: object  # pygls' PositionCodec: code points <-> the client's position units
+
+
+@dataclass(frozen=True)
 class Linted:
     """One snapshot of a document with what the linter said about it."""
 
@@ -120,12 +130,19 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
     def code_points_range(line: int, column: int, end_line: int, end_column: int) -> types.Range:
         return types.Range(types.Position(line - 1, column - 1), types.Position(end_line - 1, end_column - 1))
 
-    def to_lsp(document, linted: Linted, diagnostic) -> types.Diagnostic:
+    def snapshot(document) -> Snapshot:
+        return Snapshot(document.uri, document.version, document.source, document.position_codec)
+
+    def in_worker(function, *args):
+        """Analysis runs on the one worker thread: never two at once (the parser's deep-stack settings are global)."""
+        return asyncio.get_running_loop().run_in_executor(worker, function, *args)
+
+    def to_lsp(codec, linted: Linted, diagnostic) -> types.Diagnostic:
         codec_range = code_points_range(diagnostic.line, diagnostic.column, diagnostic.end_line,
                                         diagnostic.end_column)
         page = rule_page_uri(diagnostic.code)
         return types.Diagnostic(
-            range=document.position_codec.range_to_client_units(split_lines(linted.text), codec_range),
+            range=codec.range_to_client_units(split_lines(linted.text), codec_range),
             message=diagnostic.message,
             severity=types.DiagnosticSeverity.Warning,
             code=diagnostic.code,
@@ -139,15 +156,15 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
         document = open_document(uri)
         if document is None or not is_python(document):
             return
-        linted = await asyncio.get_running_loop().run_in_executor(
-            worker, lint_snapshot, uri, document.version, document.source)
+        linted = await in_worker(lint_snapshot, uri, document.version, document.source)
         current = open_document(uri)
         if current is None or current.version != linted.version:
             return  # closed, or changed while linting: the newer text has its own run coming
         latest[uri] = linted
         log_once(uri, linted.problem)
+        diagnostics = [to_lsp(current.position_codec, linted, d) for d in linted.diagnostics]
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, version=linted.version, diagnostics=[to_lsp(current, linted, d) for d in linted.diagnostics]))
+            uri=uri, version=linted.version, diagnostics=diagnostics))
 
     def schedule(uri: str, delay: float) -> None:
         handle = pending.pop(uri, None)
@@ -178,43 +195,46 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
         logged.pop(uri, None)
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-    def workspace_edit(document, text: str, edits: list[LineEdit]) -> types.WorkspaceEdit:
-        lines = split_lines(text)
+    def workspace_edit(document: Snapshot, edits: list[LineEdit]) -> types.WorkspaceEdit:
+        lines = split_lines(document.text)
         text_edits = []
         for first, last, replacement in edits:
             # whole lines: from the start of ``first`` to the start of ``last`` (or the end of the text)
             end = (types.Position(last, 0) if last < len(lines) or not lines or lines[-1].endswith(("\n", "\r"))
                    else types.Position(last - 1, len(lines[-1])))
-            text_range = document.position_codec.range_to_client_units(
+            text_range = document.codec.range_to_client_units(
                 lines, types.Range(types.Position(first, 0), end))
             text_edits.append(types.TextEdit(range=text_range, new_text="".join(replacement)))
         return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
             text_document=types.OptionalVersionedTextDocumentIdentifier(uri=document.uri, version=document.version),
             edits=text_edits)])
 
-    def current_lint(document) -> Linted:
+    def current_lint(document: Snapshot) -> Linted:
         linted = latest.get(document.uri)
-        if linted is None or linted.version != document.version or linted.text != document.source:
-            linted = lint_snapshot(document.uri, document.version, document.source)
+        if linted is None or linted.version != document.version or linted.text != document.text:
+            linted = lint_snapshot(document.uri, document.version, document.text)
         return linted
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
         code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]))
-    def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
         document = open_document(params.text_document.uri)
         if document is None or not is_python(document):
             return []
+        return await in_worker(actions_for, snapshot(document), params)
+
+    def actions_for(document: Snapshot, params: types.CodeActionParams) -> list[types.CodeAction]:
         linted = current_lint(document)
         wanted = params.context.only
         actions: list[types.CodeAction] = []
         lines = split_lines(linted.text)
-        asked = document.position_codec.range_from_client_units(lines, params.range)
+        asked = document.codec.range_from_client_units(lines, params.range)
         asked_lines = range(asked.start.line + 1, asked.end.line + 2)
         if wanted is None or any(kind.startswith(types.CodeActionKind.QuickFix) for kind in wanted):
             for diagnostic in linted.diagnostics:
                 if not any(line in asked_lines for line in range(diagnostic.line, diagnostic.end_line + 1)):
                     continue
-                lsp_diagnostic = to_lsp(document, linted, diagnostic)
+                lsp_diagnostic = to_lsp(document.codec, linted, diagnostic)
                 if diagnostic.fix is not None:
                     edits = fix_one_edits(linted.text, linted.name, diagnostic, linted.style)
                     if edits:
@@ -222,18 +242,18 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
                         actions.append(types.CodeAction(
                             title=f"Fix {diagnostic.code}: {diagnostic.fix.title}" + (" (unsafe)" if unsafe else ""),
                             kind=types.CodeActionKind.QuickFix, diagnostics=[lsp_diagnostic], is_preferred=not unsafe,
-                            edit=workspace_edit(document, linted.text, edits)))
+                            edit=workspace_edit(document, edits)))
                 actions.append(types.CodeAction(
                     title=f"Disable {diagnostic.code} for this line", kind=types.CodeActionKind.QuickFix,
                     diagnostics=[lsp_diagnostic],
-                    edit=workspace_edit(document, linted.text, [noqa_edit(linted.text, diagnostic)])))
+                    edit=workspace_edit(document, [noqa_edit(linted.text, diagnostic)])))
         if wanted is None or any(FIX_ALL_KIND.startswith(kind) for kind in wanted):
             if any(d.fix is not None and d.fix.applicability is Applicability.SAFE for d in linted.diagnostics):
                 edits = fix_all_edits(linted.text, linted.name, linted.codes, linted.style)
                 if edits:
                     actions.append(types.CodeAction(
                         title="Fix all safe np2torch-lint findings", kind=FIX_ALL_KIND,
-                        edit=workspace_edit(document, linted.text, edits)))
+                        edit=workspace_edit(document, edits)))
         return actions
 
     @server.command(FIX_ALL_COMMAND)
@@ -242,12 +262,17 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
         document = open_document(uri)
         if document is None:
             return False
-        linted = current_lint(document)
-        edits = fix_all_edits(linted.text, linted.name, linted.codes, linted.style)
+        snap = snapshot(document)
+
+        def safe_fixes() -> list[LineEdit]:
+            linted = current_lint(snap)
+            return fix_all_edits(linted.text, linted.name, linted.codes, linted.style)
+
+        edits = await in_worker(safe_fixes)
         if not edits:
             return False
         result = await server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
-            edit=workspace_edit(document, linted.text, edits), label="np2torch-lint: fix all safe"))
+            edit=workspace_edit(snap, edits), label="np2torch-lint: fix all safe"))
         return result.applied
 
     @server.feature(types.SHUTDOWN)

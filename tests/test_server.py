@@ -207,6 +207,18 @@ async def test_execute_command_fix_all_safe_has_the_client_apply_the_edit(client
     assert [d.code for d in lint_text(fixed, "fix_all.py")] == ["NPT003"]  # unsafe: left for the user
 
 
+async def test_without_pygls_the_server_says_which_extra_to_install(monkeypatch, capsys):
+    from np2torch_lint import server
+
+    def missing():
+        raise ModuleNotFoundError("No module named 'pygls'", name="pygls")
+
+    monkeypatch.setattr(server, "build_server", missing)
+    assert server.main([]) == 2
+    assert capsys.readouterr().err == ("np2torch-lint server: needs pygls (pygls is not installed): "
+                                       "pip install 'np2torch-lint[lsp]'\n")
+
+
 async def test_the_server_shuts_down_cleanly():
     config = ClientServerConfig(server_command=SERVER)
     own = await config.start()
