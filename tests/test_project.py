@@ -16,7 +16,7 @@ from helpers import REPO
 
 PROJECTS = REPO / "tests" / "data" / "projects"
 EXPECTATION = re.compile(r"#\s*(NPT\d{3}(?:\s*,\s*NPT\d{3})*)\s*$")
-CASES = [("relative", "pkg/train.py"), ("srclayout", "scripts/run.py"), ("buffers", "test_replay.py"),
+CASES = [("relative", "pkg/train.py"), ("srclayout", "scripts/run.py"), ("buffers", "sample_check.py"),
          ("defaults", "load_data.py"), ("cycle", "a.py"), ("broken", "good.py")]
 
 
