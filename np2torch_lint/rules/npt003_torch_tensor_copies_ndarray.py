@@ -45,11 +45,40 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
             made = LEGACY_TENSOR_TYPES[conversion.constructor]
             if source.dtype is None or source.dtype == made:
                 continue  # same dtype: the legacy constructor shares memory
-            fix = None if facts.sets_default_dtype or len(conversion.node.args) != 1 else Fix(
-                Applicability.SAFE, f"Convert with an explicit dtype=torch.{made}", _explicit_dtype(made))
+            fix = None if len(conversion.node.args) != 1 else _legacy_fix(
+                conversion.constructor, made, source.dtype, style, facts.sets_default_dtype)
             yield Finding(CODE, conversion.node,
                           f"{conversion.constructor}() silently copies this {source.dtype} array into {made}: use "
                           f"torch.as_tensor(array, dtype=torch.{made}) to say so", fix)
+
+
+#: legacy constructors whose dtype is torch's default dtype (float32 unless a program changes it)
+DEFAULT_DTYPE_CONSTRUCTORS = {"torch.Tensor"}
+
+
+def _legacy_fix(constructor: str, made: str, source_dtype: str, style: FixStyle,
+                default_dtype_may_differ: bool) -> Fix:
+    """``torch.FloatTensor(a)`` -> ``as_tensor(a, dtype=torch.float32)``: safe when it converts exactly as the
+    legacy constructor does. Unsafe where the target dtype is torch's default (``torch.Tensor``) and the default
+    may differ (``default_dtype_may_differ``: the file, or later the project, calls ``set_default_dtype``), and
+    in the helpers style where NumPy's cast may round or warn differently from torch's (``from_numpy`` casts
+    with NumPy: float64 -> float16 rounds once there, twice in torch; float -> int warns on NaN)."""
+    assumes_default = constructor in DEFAULT_DTYPE_CONSTRUCTORS
+    title = f"Convert with an explicit dtype=torch.{made}"
+    if assumes_default:
+        title += f" (assumes torch's default dtype is {made})"
+    numpy_cast_differs = style is FixStyle.HELPERS and not casts_alike_in_numpy_and_torch(source_dtype, made)
+    unsafe = (assumes_default and default_dtype_may_differ) or numpy_cast_differs
+    return Fix(Applicability.UNSAFE if unsafe else Applicability.SAFE, title, _explicit_dtype(made))
+
+
+def casts_alike_in_numpy_and_torch(source: str, target: str) -> bool:
+    """Whether NumPy's ``astype`` and torch's ``.to`` give the same values (and no warning) for this cast."""
+    if target in ("float16", "bfloat16") or source.startswith("complex"):
+        return False  # float16 rounding differs (FACTS.md section 10); complex -> real warns in NumPy only
+    source_is_float = source.startswith("float")
+    target_is_float = target.startswith(("float", "complex"))
+    return target_is_float or not source_is_float  # float -> int/bool: NaN and overflow differ, NumPy warns
 
 
 def _sharing_fix(conversion: NumpyToTensor, style: FixStyle) -> Fix | None:
