@@ -17,9 +17,8 @@ import libcst as cst
 
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, sharing_conversion, with_keyword
-from ..inference import Facts, NumpyToTensor, device_on_accelerator
-from ..known_apis import LEGACY_TENSOR_TYPES
-from ..values import Kind
+from ..analysis import Facts, NumpyToTensor, device_on_accelerator
+from ..analysis.values import Kind
 
 CODE = "NPT003"
 NAME = "torch-tensor-copies-ndarray"
@@ -41,23 +40,33 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
             yield Finding(CODE, conversion.node, "torch.tensor() copies the whole array: use torch.as_tensor() "
                                                  "or torch.from_numpy() to share its memory",
                           _sharing_fix(conversion, style))
-        elif conversion.constructor in LEGACY_TENSOR_TYPES:
-            made = LEGACY_TENSOR_TYPES[conversion.constructor]
+        elif conversion.legacy_dtype is not None:
+            made = conversion.legacy_dtype
             if source.dtype is None or source.dtype == made:
                 continue  # same dtype: the legacy constructor shares memory
-            fix = None if len(conversion.node.args) != 1 else _legacy_fix(
-                conversion.constructor, made, source.dtype, style, facts.sets_default_dtype)
+            # a constructor picked at run time (``Tensor = torch.cuda.FloatTensor if cuda else ...``) has no one
+            # device to keep, so no fix; torch.cuda's constructors keep theirs with device="cuda"
+            fix = None if len(conversion.node.args) != 1 or conversion.made_on_accelerator is None else _legacy_fix(
+                conversion.constructor, made, source.dtype, style, facts.sets_default_dtype,
+                conversion.made_on_accelerator)
             yield Finding(CODE, conversion.node,
-                          f"{conversion.constructor}() silently copies this {source.dtype} array into {made}: use "
-                          f"torch.as_tensor(array, dtype=torch.{made}) to say so", fix)
+                          f"{_constructor_name(conversion)}() silently copies this {source.dtype} array into {made}: "
+                          f"use torch.as_tensor(array, dtype=torch.{made}) to say so", fix)
+
+
+def _constructor_name(conversion: NumpyToTensor) -> str:
+    if not conversion.alternatives:
+        return conversion.constructor
+    called = cst.Module([]).code_for_node(conversion.node.func)
+    return f"{called} (here {' or '.join(conversion.alternatives)})"
 
 
 #: legacy constructors whose dtype is torch's default dtype (float32 unless a program changes it)
 DEFAULT_DTYPE_CONSTRUCTORS = {"torch.Tensor"}
 
 
-def _legacy_fix(constructor: str, made: str, source_dtype: str, style: FixStyle,
-                default_dtype_may_differ: bool) -> Fix:
+def _legacy_fix(constructor: str, made: str, source_dtype: str, style: FixStyle, default_dtype_may_differ: bool,
+                on_accelerator: bool) -> Fix:
     """``torch.FloatTensor(a)`` -> ``as_tensor(a, dtype=torch.float32)``: safe when it converts exactly as the
     legacy constructor does. Unsafe where the target dtype is torch's default (``torch.Tensor``) and the default
     may differ (``default_dtype_may_differ``: the file, or later the project, calls ``set_default_dtype``), and
@@ -69,7 +78,8 @@ def _legacy_fix(constructor: str, made: str, source_dtype: str, style: FixStyle,
         title += f" (assumes torch's default dtype is {made})"
     numpy_cast_differs = style is FixStyle.HELPERS and not casts_alike_in_numpy_and_torch(source_dtype, made)
     unsafe = (assumes_default and default_dtype_may_differ) or numpy_cast_differs
-    return Fix(Applicability.UNSAFE if unsafe else Applicability.SAFE, title, _explicit_dtype(made))
+    return Fix(Applicability.UNSAFE if unsafe else Applicability.SAFE, title,
+               _explicit_dtype(made, on_accelerator=on_accelerator))
 
 
 def casts_alike_in_numpy_and_torch(source: str, target: str) -> bool:
@@ -94,10 +104,11 @@ def _share(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:
     return sharing_conversion(node, edit) if isinstance(node, cst.Call) else node
 
 
-def _explicit_dtype(dtype: str):
+def _explicit_dtype(dtype: str, on_accelerator: bool):
     def build(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:
         if not isinstance(node, cst.Call) or len(node.args) != 1:
             return node
-        return with_keyword(sharing_conversion(node, edit), "dtype", edit.attribute("torch", dtype))
+        converted = with_keyword(sharing_conversion(node, edit), "dtype", edit.attribute("torch", dtype))
+        return with_keyword(converted, "device", cst.SimpleString('"cuda"')) if on_accelerator else converted
 
     return build

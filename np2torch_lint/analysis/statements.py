@@ -1,0 +1,120 @@
+"""Statements: assignments and binding, imports, ``del`` (``def`` and ``class`` are in ``definitions.py``)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .syntax import dotted_name
+from .values import LOCAL, UNKNOWN, Kind, Value, bool_literal, ref
+
+
+class StatementsMixin:
+    """Statements: assignments and binding, imports, ``del`` (``def`` and ``class`` are in ``definitions.py``)."""
+
+    def _simple_statement_line(self, node: cst.SimpleStatementLine | cst.SimpleStatementSuite) -> None:
+        self._block(node.body)
+
+    def _expr_statement(self, node: cst.Expr) -> None:
+        self.eval(node.value)
+
+    def _assign(self, node: cst.Assign) -> None:
+        value = self.eval(node.value)
+        for target in node.targets:
+            self._bind(target.target, value, node.value)
+
+    def _ann_assign(self, node: cst.AnnAssign) -> None:
+        annotated = self._value_of_annotation(node.annotation.annotation)
+        if node.value is not None:
+            value = self.eval(node.value)
+            self._bind(node.target, annotated if value.kind is Kind.UNKNOWN else value, node.value)
+        elif isinstance(node.target, cst.Name):
+            self.scope.names[node.target.value] = annotated
+
+    def _aug_assign(self, node: cst.AugAssign) -> None:
+        current = self.eval(node.target)
+        operand = self.eval(node.value)
+        if current.kind is Kind.SEQUENCE and operand.kind is Kind.SEQUENCE and operand.items:
+            for item in operand.items:
+                self._note_collected(item, "append")
+        result = self._binary(current, operand, node.operator)
+        if isinstance(node.target, cst.Name):
+            self.scope.names[node.target.value] = result
+
+    def _bind(self, target: cst.BaseExpression, value: Value, value_node: cst.CSTNode | None = None) -> None:
+        if isinstance(target, cst.Name):
+            self.scope.names[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            items = value.items if value.items is not None and (
+                len(value.items) == len(elements) or value.open_ended and len(value.items) <= len(elements)) else None
+            # unpacking a tensor (its rows), or a model's tuple of outputs, gives tensors like it
+            part = value.but(items=None, float64_origins=frozenset(), transfer=None) if (
+                value.kind is Kind.TENSOR) else UNKNOWN
+            for index, element in enumerate(elements):
+                if isinstance(element, cst.StarredElement):
+                    self._bind(element.value, Value(Kind.SEQUENCE, element=value.element))
+                else:
+                    self._bind(element.value, items[index] if items is not None and index < len(items) else part)
+        elif isinstance(target, cst.Attribute):
+            owner = self.eval(target.value)
+            self._bind_attribute(target, owner, value)
+        elif isinstance(target, cst.Subscript):
+            base = self.eval(target.value)
+            self._walk_children(target)
+            if base.kind is Kind.SEQUENCE or base.kind is Kind.UNKNOWN:
+                self._note_collected(value, "item assignment")
+            elif base.kind is Kind.TENSOR or base.is_numpy:
+                # ``out[:, 1:] = torch.from_numpy(a)`` copies into ``out``: the destination's dtype wins
+                self.facts.dtype_decided.update(value.float64_origins)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, Value(Kind.SEQUENCE, element=value.element))
+        else:
+            self.eval(target)
+
+    def _bind_attribute(self, target: cst.Attribute, owner: Value, value: Value) -> None:
+        attribute = target.attr.value
+        if self._record_attribute(owner, attribute, value):
+            return
+        if attribute == "requires_grad" and owner.kind is Kind.TENSOR and isinstance(target.value, cst.Name):
+            flag = bool_literal(value)
+            self.scope.names[target.value.value] = owner.but(requires_grad=flag)
+
+    def _import(self, node: cst.Import) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            dotted = dotted_name(alias.name)
+            if dotted is None:
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                bound, qualname = alias.asname.name.value, dotted
+            else:
+                bound = qualname = dotted.split(".", 1)[0]
+            self.scope.names[bound] = ref(qualname)
+            if self.scope is self.module_scope and qualname in ("torch", "numpy"):
+                self.facts.module_names.setdefault(qualname, bound)
+
+    def _import_from(self, node: cst.ImportFrom) -> None:
+        module = dotted_name(node.module) if node.module is not None else None
+        relative = bool(node.relative)
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = dotted_name(alias.name)
+            if name is None:
+                continue
+            bound = alias.asname.name.value if alias.asname is not None and isinstance(
+                alias.asname.name, cst.Name) else name
+            if relative or module is None:
+                self.scope.names[bound] = LOCAL
+            else:
+                self.scope.names[bound] = ref(f"{module}.{name}")
+
+    def _del(self, node: cst.Del) -> None:
+        targets = node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else [node.target]
+        for target in targets:
+            target_node = target.value if isinstance(target, cst.BaseElement) else target
+            if isinstance(target_node, cst.Name):
+                self.scope.names[target_node.value] = UNKNOWN
+            else:
+                self.eval(target_node)

@@ -1,0 +1,166 @@
+"""What the analysis knows about one expression: the abstract value.
+
+A value is small and immutable. Unknown facts are ``None``: the rules only speak when a fact is known, so an
+unknown value never produces a finding (see ``docs/inference.md``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass
+from typing import Iterable
+
+import libcst as cst
+
+
+class Kind(enum.Enum):
+    UNKNOWN = "unknown"
+    NONE = "None"
+    NUMBER = "number"  # a Python int/float/bool literal or result; ``dtype`` says which ("int", "float", "bool")
+    STRING = "string"  # ``literal`` holds the text when it is a plain literal
+    REF = "ref"  # an imported module, function, class or constant: ``qualname`` says which (or ``items``: one
+    #              of these, chosen at run time)
+    LOCAL = "local"  # the project's own code, not followed (a relative import): it shadows any import
+    FUNCTION = "function"  # a function, method or lambda of this file: ``definition`` says which
+    CLASS = "class"  # a class of this file: ``definition`` says which
+    NDARRAY = "ndarray"
+    NUMPY_VALUE = "numpy value"  # an ndarray or a NumPy scalar (``a[0]``, ``a.mean()``): same dtype, unknown rank
+    TENSOR = "tensor"
+    NN_MODULE = "nn.Module"
+    DEVICE = "device"
+    DATALOADER = "DataLoader"
+    INSTANCE = "instance"  # an object of a modelled library class: ``qualname`` is the class (models.py)
+    SEQUENCE = "sequence"  # a list, tuple, generator or other iterable: ``element`` is what iterating gives
+    OTHER = "other"  # known not to be an array or tensor
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    kind: Kind
+    qualname: str | None = None
+    literal: str | None = None
+    #: canonical dtype name ("float64", "float32", "int64", ...), or None when unknown.
+    dtype: str | None = None
+    #: a float64 that NumPy chose by default (``np.zeros(3)``), not one the code spelled out.
+    float64_by_default: bool = False
+    requires_grad: bool | None = None
+    on_accelerator: bool | None = None
+    #: for an nn.Module: whether calling it gives outputs that require grad (it has trainable parameters).
+    has_params: bool | None = None
+    #: what iterating gives (SEQUENCE), and the items of a literal display or tuple, when known.
+    element: Value | None = None
+    items: tuple[Value, ...] | None = None
+    #: ``items`` are only the first items: the length is unknown (``gym``'s ``env.step()``).
+    open_ended: bool = False
+    #: the conversion calls that made this tensor a float64 from a NumPy default, with no dtype decision since.
+    float64_origins: frozenset[cst.Call] = frozenset()
+    #: the loop (its id) whose item this value is, or is made from.
+    loop_item: int | None = None
+    #: the per-item ``.to(device)``/``.cuda()`` call that moved this value, when it was moved inside a loop.
+    transfer: cst.Call | None = None
+    #: what the file says of a function, class or object of its own (``definitions.FunctionInfo``/``ClassInfo``).
+    definition: object | None = None
+
+    def but(self, **changes: object) -> Value:
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def is_numpy(self) -> bool:
+        return self.kind is Kind.NDARRAY or self.kind is Kind.NUMPY_VALUE
+
+
+UNKNOWN = Value(Kind.UNKNOWN)
+NONE = Value(Kind.NONE)
+OTHER = Value(Kind.OTHER)
+LOCAL = Value(Kind.LOCAL)
+
+
+def ref(qualname: str) -> Value:
+    return Value(Kind.REF, qualname=qualname)
+
+
+def member(owner: Value, name: str) -> Value:
+    """``owner.name`` for an imported module or class (or for each of several, chosen at run time)."""
+    if owner.items is not None:
+        return Value(Kind.REF, items=tuple(member(choice, name) for choice in owner.items))
+    return ref(f"{owner.qualname}.{name}")
+
+
+def either(a: bool | None, b: bool | None) -> bool | None:
+    """Join two "may be" facts: true if either path makes it true, false only if both say false."""
+    if a or b:
+        return True
+    if a is False and b is False:
+        return False
+    return None
+
+
+def join(a: Value, b: Value) -> Value:
+    """The value a name has after two control-flow paths meet."""
+    if a is b or a == b:
+        return a
+    if a.kind is Kind.NONE:  # ``x = None`` then ``if ...: x = tensor``: a tensor or nothing
+        return b
+    if b.kind is Kind.NONE:
+        return a
+    if a.kind is not b.kind:
+        if Kind.UNKNOWN in (a.kind, b.kind) and Kind.TENSOR in (a.kind, b.kind):
+            return _maybe_tensor(a if a.kind is Kind.TENSOR else b)
+        return UNKNOWN
+    if a.kind is Kind.REF and a.qualname != b.qualname:
+        # ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``: one of these, chosen at run time
+        choices = tuple(dict.fromkeys((*(a.items or (a,)), *(b.items or (b,)))))
+        return Value(Kind.REF, items=choices) if len(choices) <= _MAX_CHOICES else UNKNOWN
+    if a.kind is Kind.UNKNOWN or (a.qualname != b.qualname and a.kind is not Kind.NN_MODULE):
+        return UNKNOWN
+    element = a.element if b.element is None else b.element if a.element is None else join(a.element, b.element)
+    return Value(
+        a.kind,
+        qualname=a.qualname if a.qualname == b.qualname else None,
+        literal=a.literal if a.literal == b.literal else None,
+        dtype=a.dtype if a.dtype == b.dtype else None,
+        float64_by_default=a.float64_by_default and b.float64_by_default,
+        requires_grad=either(a.requires_grad, b.requires_grad),
+        on_accelerator=either(a.on_accelerator, b.on_accelerator),
+        has_params=either(a.has_params, b.has_params),
+        element=element,
+        items=a.items if a.items == b.items else None,
+        open_ended=a.open_ended if a.items == b.items else False,
+        float64_origins=a.float64_origins | b.float64_origins,
+        loop_item=a.loop_item if a.loop_item == b.loop_item else None,
+        transfer=a.transfer if a.transfer is b.transfer else None,
+        definition=a.definition if a.definition is b.definition else None,
+    )
+
+
+_MAX_CHOICES = 4
+
+
+def _maybe_tensor(tensor: Value) -> Value:
+    """An unknown value on one path and a tensor on the other (``if cuda: batch = batch.cuda()``): where the
+    program uses it as a tensor, what may be true of the tensor path may be true; nothing else is known."""
+    return Value(Kind.TENSOR, requires_grad=True if tensor.requires_grad else None,
+                 on_accelerator=True if tensor.on_accelerator else None)
+
+
+def join_all(values: list[Value]) -> Value | None:
+    result: Value | None = None
+    for value in values:
+        result = value if result is None else join(result, value)
+    return result
+
+
+def either_all(flags: Iterable[bool | None]) -> bool | None:
+    flags = list(flags)
+    if any(flags):
+        return True
+    if flags and all(flag is False for flag in flags):
+        return False
+    return None
+
+
+def bool_literal(value: Value | None) -> bool | None:
+    if value is not None and value.kind is Kind.NUMBER and value.dtype == "bool" and value.literal:
+        return value.literal == "True"
+    return None
