@@ -10,6 +10,7 @@ never returned. Everything runs on the deep-stack thread, so depth is limited on
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -136,10 +137,10 @@ def _replacement(finding: Finding, target: cst.CSTNode, span: Span, text: str, m
                 (start, end), built, original = outer, folded, span.grandparent
     old_text = text[start:end]
     new_text = _printed(built, span.indent, module)
-    # a replacement is printed at the target's indentation; check that this prints the target as it stands
-    # (and keep every comment: a fix that would drop one is not applied)
-    if _printed(original, span.indent, module) != old_text or Counter(_COMMENT.findall(old_text)) - Counter(
-            _COMMENT.findall(new_text)):
+    # a replacement is printed at the target's indentation: where that matters (a line break), check that this
+    # prints the target as it stands; and keep every comment (a fix that would drop one is not applied)
+    if (("\n" in old_text or "\r" in old_text) and _printed(original, span.indent, module) != old_text) or Counter(
+            _COMMENT.findall(old_text)) - Counter(_COMMENT.findall(new_text)):
         edit.imports = imports_before
         return None
     return start, end, new_text
@@ -158,10 +159,21 @@ def _whole_of(grandparent: cst.CSTNode, span: Span, text: str, module: cst.Modul
 
 def _printed(node: cst.CSTNode, indent: str, module: cst.Module) -> str:
     """``node`` printed as it would be inside a block indented by ``indent``, with the module's conventions."""
-    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline,
-                         indent_tokens=[indent] if indent else [])
+    state = _PrintingState(default_indent=module.default_indent, default_newline=module.default_newline,
+                           indent_tokens=[indent] if indent else [])
     node._codegen(state)
     return "".join(state.tokens)
+
+
+class _PrintingState(CodegenState):
+    """LibCST's printing without its per-node position bookkeeping (a generator-based context per node)."""
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+                                  end_node: cst.CSTNode | None = None) -> contextlib.AbstractContextManager:
+        return _NOTHING_TO_RECORD
+
+
+_NOTHING_TO_RECORD = contextlib.nullcontext()
 
 
 def _spliced(text: str, edits: list[tuple[int, int, str]]) -> str:
