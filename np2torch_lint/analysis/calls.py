@@ -102,6 +102,7 @@ class CallsMixin:
     def _module_output(self, module: Value, args: Args) -> Value:
         inputs = args.all_values()
         tensors = [v for v in inputs if v.kind is Kind.TENSOR]
+        self._note_module_dtype(module, args)
         if self.grad_enabled is False:
             requires_grad: bool | None = False
         elif module.has_params:
@@ -112,6 +113,12 @@ class CallsMixin:
             requires_grad = None
         on_accelerator = either_all([module.on_accelerator, *(v.on_accelerator for v in tensors)])
         return Value(Kind.TENSOR, requires_grad=requires_grad, on_accelerator=on_accelerator)
+
+    def _note_module_dtype(self, module: Value, args: Args) -> None:
+        """A module converted with ``.double()`` takes float64 on purpose: what is fed to it was decided."""
+        if module.dtype == "float64":
+            for tensor in args.tensors():
+                self.facts.dtype_decided.update(tensor.float64_origins)
 
     def _call_one_of(self, node: cst.Call, choices: tuple[Value, ...], args: Args) -> Value:
         """A call of one of several library callables chosen at run time: a NumPy -> torch conversion when they
@@ -142,6 +149,12 @@ class CallsMixin:
             return self._sequence_method(func, receiver, method, args)
         if kind is Kind.UNKNOWN and method == "append" and args.first is not None:
             self._note_collected(args.first, "append")  # ``self.batches.append(x.cuda())``: still collected
+        if kind is Kind.UNKNOWN:
+            move = self.models.call(f"torch.Tensor.{method}")
+            if move is not None and move.kind == "move":
+                # ``batch.cuda()``, ``x.to(device)``: only tensors (and modules) move; where the result is later
+                # used as a tensor, it is one on that device. Nothing else of ``batch`` is known.
+                return self._apply_model(node, f"torch.Tensor.{method}", move, args, Value(Kind.TENSOR))
         definition = receiver.definition
         if isinstance(definition, ClassInfo):
             found = definition.method(method)

@@ -60,6 +60,8 @@ class ClassInfo:
     #: ``self.x = ...`` in any method, joined; and names bound in the class body.
     attributes: dict[str, Value] = field(default_factory=dict)
     class_names: dict[str, Value] = field(default_factory=dict)
+    #: whether ``attributes`` were collected (by reading every method silently) since the class was defined.
+    attributes_collected: bool = False
 
     def method(self, name: str) -> FunctionInfo | None:
         for info in self.lineage():
@@ -218,12 +220,23 @@ class DefinitionsMixin:
         """
         pending = self.pending_bodies[start:]
         del self.pending_bodies[start:]
-        owners = list(dict.fromkeys(info.owner for info in pending if info.owner is not None))
-        for owner in owners:
-            for method in owner.methods.values():
-                self._read_body(method, silently=True)
+        for owner in dict.fromkeys(info.owner for info in pending if info.owner is not None):
+            self._collect_attributes(owner)  # again, now that the code around the class has run
         for info in pending:
             self._read_body(info)
+
+    def _collect_attributes(self, info: ClassInfo) -> None:
+        """What the methods of a class assign to ``self``: every method read silently, from a clean slate."""
+        info.attributes_collected = True
+        info.attributes.clear()
+        for method in info.methods.values():
+            self._read_body(method, silently=True)
+
+    def _class_attributes_known(self, info: ClassInfo) -> None:
+        """Before an object of the class is used: its attributes collected once (``C()`` runs ``__init__``)."""
+        for each in info.lineage():
+            if not each.attributes_collected:
+                self._collect_attributes(each)
 
     def _read_body(self, info: FunctionInfo, silently: bool = False) -> None:
         """Read a body where it is defined, with its parameters as annotated (else unknown), recording facts."""

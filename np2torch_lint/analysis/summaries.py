@@ -88,8 +88,8 @@ class SummariesMixin:
             result = self._run_body(info, Scope(info.scope, bound), grad_enabled, silently=True)
         finally:
             self.summaries_running.discard(key)
-        if result.kind is Kind.UNKNOWN:
-            result = info.returns
+        if result.kind is Kind.UNKNOWN or (result.kind is Kind.NONE and info.returns.kind is not Kind.UNKNOWN):
+            result = info.returns  # a stub (``...``) or a body the analysis cannot follow: trust the annotation
         self.summaries[key] = result
         return result
 
@@ -121,10 +121,13 @@ class SummariesMixin:
         return bound
 
     def _call_class(self, info: ClassInfo) -> Value:
+        self._class_attributes_known(info)
         return info.instance()
 
     def _call_instance(self, instance: Value, info: ClassInfo, args: Args) -> Value:
         """``model(x)``: ``forward`` (through ``nn.Module.__call__``) or the class's own ``__call__``."""
+        if instance.kind is Kind.NN_MODULE:
+            self._note_module_dtype(instance, args)
         method = info.method("__call__") or (info.method("forward") if instance.kind is Kind.NN_MODULE else None)
         result = UNKNOWN if method is None else self._call_function(method, args, instance)
         if result.kind is Kind.UNKNOWN and instance.kind is Kind.NN_MODULE:
@@ -133,6 +136,7 @@ class SummariesMixin:
 
     def _class_attribute(self, owner: Value, info: ClassInfo, attribute: str) -> Value | None:
         """``obj.x`` for an object of a class of this file: what its methods assign, or a property's value."""
+        self._class_attributes_known(info)
         value = info.attribute(attribute)
         if value is not None:
             return value

@@ -97,7 +97,12 @@ class TorchMixin:
             return UNKNOWN
         method = qualname.rsplit(".", 1)[1]
         destination = {"cuda": "accelerator", "cpu": "cpu"}.get(method)
-        return module.but(on_accelerator=self._destination_on_accelerator(destination, args, module.on_accelerator))
+        dtype = module.dtype
+        for value in (*args.positional, args.keywords.get("dtype")):
+            if value is not None and self._dtype_of_value(value):
+                dtype = self._dtype_of_value(value)  # ``model.to(torch.float64)``
+        return module.but(dtype=dtype,
+                          on_accelerator=self._destination_on_accelerator(destination, args, module.on_accelerator))
 
     def _model_requires_grad(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                              receiver: Value | None) -> Value:
@@ -138,9 +143,10 @@ class TorchMixin:
         moved = tensor.but(dtype=dtype, on_accelerator=on_accelerator,
                            float64_origins=frozenset() if decided else tensor.float64_origins)
         loop = self._current_loop()
+        per_item_device = loop is not None and any(value.loop_item == loop.id for value in args.all_values())
         if (on_accelerator and loop is not None and tensor.loop_item == loop.id
-                and tensor.on_accelerator is not True):
-            moved = moved.but(transfer=node)
+                and tensor.on_accelerator is not True and not per_item_device):
+            moved = moved.but(transfer=node)  # (``for blob, dev in zip(blobs, devices)``: one batch per device)
         return moved
 
     def _destination_on_accelerator(self, destination: str | None, args: Args, current: bool | None
