@@ -159,12 +159,16 @@ class Analysis:
 
 
 def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
-                 style: FixStyle = FixStyle.HELPERS) -> Analysis:
+                 style: FixStyle = FixStyle.HELPERS, check_syntax: bool = True) -> Analysis:
     """Parse and analyse once; raises ``SourceError`` when the text does not parse.
 
-    ``# noqa`` comments are not applied here (the flake8 plugin leaves them to flake8); ``skip-file`` is.
+    A file that needs no analysis (no torch, skipped, no rule enabled) is only checked to parse, unless
+    ``check_syntax`` is false (flake8 reports syntax errors itself). ``# noqa`` comments are not applied here
+    (the flake8 plugin leaves them to flake8); ``skip-file`` is.
     """
     if not could_have_findings(text) or skips_file(text) or (codes is not None and not codes):
+        if check_syntax:
+            check_parses(text)
         return Analysis()
     try:
         return run_with_deep_stack(_analyse_module_text, text, filename, codes, style)
@@ -173,9 +177,18 @@ def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
 
 
 def lint_text(text: str, filename: str, codes: Collection[str] | None = None,
-              style: FixStyle = FixStyle.HELPERS) -> list[Diagnostic]:
+              style: FixStyle = FixStyle.HELPERS, check_syntax: bool = True) -> list[Diagnostic]:
     """The diagnostics of one file's text, sorted by position; raises ``SourceError`` when it does not parse."""
-    return by_position(analyse_text(text, filename, codes, style).diagnostics)
+    return by_position(analyse_text(text, filename, codes, style, check_syntax).diagnostics)
+
+
+def check_parses(text: str) -> None:
+    """Raise ``SourceError`` when the text does not parse, without building LibCST's tree when Python's parser (a
+    fifth of LibCST's time) accepts it. LibCST has the last word, as it may know syntax newer than this Python."""
+    try:
+        _python_parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        run_with_deep_stack(parse, text)  # raises SourceError with LibCST's or Python's reason
 
 
 def by_position(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -1,14 +1,19 @@
-"""Finding the files to lint and reading them: bytes -> text, with the encoding, BOM and newlines kept."""
+"""Finding the files to lint (excludes, .gitignore), reading them (bytes -> text, with the encoding, BOM and newlines
+kept) and writing them back atomically."""
 
 from __future__ import annotations
 
 import fnmatch
 import io
 import os
+import stat
+import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
+
+import pathspec
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 # Folders never worth linting (ruff's defaults); a folder holding ``pyvenv.cfg`` is a virtual environment too.
@@ -76,47 +81,137 @@ def matches_any(relative_path: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-def iter_python_files(paths: Iterable[str], exclude: Iterable[str] = (), root: Path | None = None
-                      ) -> Iterator[str | PathProblem]:
+def iter_python_files(paths: Iterable[str], exclude: Iterable[str] = (), root: Path | None = None, *,
+                      respect_gitignore: bool = True, force_exclude: bool = False) -> Iterator[str | PathProblem]:
     """The Python files under ``paths``, in a stable order.
 
-    A path given explicitly is always linted; ``exclude`` (globs relative to ``root``) applies to what is found
-    inside folders. Symbolic links to folders are followed once: a link back into a folder already being walked
-    is reported as a loop.
+    ``exclude`` (globs relative to ``root``), the default skipped folders and, with ``respect_gitignore``, the
+    ``.gitignore`` files of a git repository and any ``.ignore`` files apply to what is found inside folders. A
+    path given explicitly is linted anyway, unless ``force_exclude`` (what pre-commit, which passes every file,
+    needs) and ``exclude`` or a skipped folder matches it. Symbolic links to folders are followed once: a link
+    back into a folder already being walked is reported as a loop.
     """
     exclude = tuple(exclude)
     root = (root or Path.cwd()).resolve()
     for path in paths:
+        if force_exclude and _is_force_excluded(path, exclude, root):
+            continue
         if path.endswith(".ipynb"):
             yield PathProblem(path, "Jupyter notebooks are not supported yet; lint the output of "
                                     "`jupyter nbconvert --to script` instead")
         elif os.path.isfile(path):
             yield path
         elif os.path.isdir(path):
-            yield from _walk(path, exclude, root, set())
+            absolute = os.path.abspath(path)
+            ignores = _ignore_files_above(absolute) if respect_gitignore else None
+            yield from _walk(_Folder(path, absolute, ignores), exclude, root, set())
         elif os.path.islink(path):
             yield PathProblem(path, "broken symbolic link or symbolic link loop")
         else:
             yield PathProblem(path, "no such file or directory")
 
 
-def _walk(folder: str, exclude: tuple[str, ...], root: Path, ancestors: set[tuple[int, int]]
+def _is_force_excluded(path: str, exclude: tuple[str, ...], root: Path) -> bool:
+    """Whether ``exclude`` or a skipped folder name matches the path or a folder on the way to it."""
+    parts = relative_to(path, root).split("/")
+    for index in range(len(parts)):
+        prefix = "/".join(parts[:index + 1])
+        is_folder = index < len(parts) - 1
+        if exclude and matches_any(prefix, exclude) or is_folder and parts[index] in SKIPPED_FOLDERS:
+            return True
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class _IgnoreFile:
+    """The patterns of one ``.gitignore``/``.ignore`` file, relative to the folder holding it."""
+
+    prefix: str  # that folder's absolute path, ending with a separator
+    spec: pathspec.GitIgnoreSpec
+
+    def decides(self, absolute_path: str, is_dir: bool) -> bool | None:
+        """True: ignored; False: re-included by a ``!pattern``; None: no pattern matches."""
+        relative = absolute_path[len(self.prefix):].replace(os.sep, "/") + ("/" if is_dir else "")
+        return self.spec.check_file(relative).include
+
+
+@dataclass(frozen=True, slots=True)
+class _Ignores:
+    """The ignore files in force in a folder, outermost first; ``in_git`` says whether .gitignore counts there."""
+
+    files: tuple[_IgnoreFile, ...]
+    in_git: bool
+
+    def is_ignored(self, absolute_path: str, is_dir: bool) -> bool:
+        for ignore_file in reversed(self.files):  # the deepest file that has a say decides (git's order)
+            decision = ignore_file.decides(absolute_path, is_dir)
+            if decision is not None:
+                return decision
+        return False
+
+    def entering(self, absolute_folder: str, names: Iterable[str]) -> _Ignores:
+        in_git = self.in_git or ".git" in names
+        wanted = (".gitignore", ".ignore") if in_git else (".ignore",)  # .ignore overrides .gitignore (ripgrep)
+        found = [_read_ignore_file(os.path.join(absolute_folder, name), absolute_folder)
+                 for name in wanted if name in names]
+        added = tuple(ignore_file for ignore_file in found if ignore_file is not None)
+        return _Ignores(self.files + added, in_git) if added or in_git != self.in_git else self
+
+
+def _read_ignore_file(path: str, folder: str) -> _IgnoreFile | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            lines = stream.read().splitlines()
+    except OSError:  # an unreadable ignore file ignores nothing, as in git
+        return None
+    return _IgnoreFile(os.path.join(folder, ""), pathspec.GitIgnoreSpec.from_lines(lines))
+
+
+def _ignore_files_above(absolute_folder: str) -> _Ignores:
+    """The ignore files that apply inside ``absolute_folder`` from the folders above it, up to its git repository's
+    root (with ``.git/info/exclude``); outside a repository, none (only the walked folders' own ``.ignore``)."""
+    here = Path(absolute_folder)
+    repository = next((folder for folder in (here, *here.parents) if (folder / ".git").exists()), None)
+    if repository is None:
+        return _Ignores((), False)
+    exclude_file = _read_ignore_file(str(repository / ".git" / "info" / "exclude"), str(repository))
+    ignores = _Ignores(() if exclude_file is None else (exclude_file,), True)
+    folders = [folder for folder in reversed(here.parents) if folder == repository or repository in folder.parents]
+    for folder in folders:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        ignores = ignores.entering(str(folder), names)
+    return ignores
+
+
+@dataclass(frozen=True, slots=True)
+class _Folder:
+    path: str  # as the user gave it, joined with the names below it
+    absolute: str
+    ignores: _Ignores | None  # None: ignore files are not respected
+
+
+def _walk(folder: _Folder, exclude: tuple[str, ...], root: Path, ancestors: set[tuple[int, int]]
           ) -> Iterator[str | PathProblem]:
     try:
-        status = os.stat(folder)
-        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        status = os.stat(folder.path)
+        entries = sorted(os.scandir(folder.path), key=lambda entry: entry.name)
     except OSError as error:
-        yield PathProblem(folder, error.strerror or str(error))
+        yield PathProblem(folder.path, error.strerror or str(error))
         return
     identity = (status.st_dev, status.st_ino)
     if identity in ancestors:
-        yield PathProblem(folder, "symbolic link loop (it leads back into a folder above it)")
+        yield PathProblem(folder.path, "symbolic link loop (it leads back into a folder above it)")
         return
     ancestors = ancestors | {identity}
-    if any(entry.name == "pyvenv.cfg" for entry in entries) and ancestors != {identity}:
+    names = {entry.name for entry in entries}
+    if "pyvenv.cfg" in names and ancestors != {identity}:
         return  # a virtual environment found while walking
+    ignores = folder.ignores.entering(folder.absolute, names) if folder.ignores is not None else None
     for entry in entries:
-        path = os.path.join(folder, entry.name)
+        path = os.path.join(folder.path, entry.name)
         if exclude and matches_any(relative_to(path, root), exclude):
             continue
         try:
@@ -125,9 +220,12 @@ def _walk(folder: str, exclude: tuple[str, ...], root: Path, ancestors: set[tupl
         except OSError as error:
             yield PathProblem(path, error.strerror or str(error))
             continue
+        absolute = os.path.join(folder.absolute, entry.name)
+        if ignores is not None and ignores.files and ignores.is_ignored(absolute, is_dir):
+            continue
         if is_dir:
             if entry.name not in SKIPPED_FOLDERS and not entry.name.endswith(".egg-info"):
-                yield from _walk(path, exclude, root, ancestors)
+                yield from _walk(_Folder(path, absolute, ignores), exclude, root, ancestors)
         elif is_file and entry.name.endswith(PYTHON_SUFFIXES):
             yield path
         elif entry.is_symlink() and not os.path.exists(path):
@@ -140,3 +238,23 @@ def relative_to(path: str, root: Path) -> str:
         return Path(path).resolve().relative_to(root).as_posix()
     except ValueError:
         return Path(path).as_posix()
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Replace a file's bytes by writing a temporary file beside it and renaming it over; keep its mode."""
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    if not mode & stat.S_IWUSR:
+        raise OSError(f"{path} is read-only")
+    folder = os.path.dirname(os.path.abspath(path))
+    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".np2torch-lint-", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise

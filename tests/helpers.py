@@ -17,3 +17,10 @@ def run_command(*args: str, cwd: Path | None = None, stdin: bytes | None = None)
     command = [str(executable), *args[1:]] if executable.exists() else [sys.executable, "-m", *args]
     return subprocess.run(command, cwd=cwd or REPO, input=stdin, capture_output=True,
                           env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+
+
+def run_main(main, capsys, *argv: str) -> tuple[int, str, str]:
+    """Call a command's ``main(argv)`` in this process; returns (exit status, stdout, stderr)."""
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
