@@ -18,7 +18,7 @@ from .diagnostics import Diagnostic
 from .edits import FixEdits
 from .engine import analyse_text, by_position
 from .files import (
-    PathProblem, Source, SourceError, decode_source, iter_python_files, matches_any, read_source, relative_to,
+    PathProblem, Source, SourceError, decode_source, is_excluded, iter_python_files, read_source, relative_to,
     write_atomically,
 )
 from .fixer import FixError, fix_text
@@ -46,10 +46,10 @@ def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, error
         data = sys.stdin.buffer.read()
         if stdin_bytes is not None:
             stdin_bytes.append(data)
-        relative = relative_to(stdin_filename, settings.root)
-        if not (settings.force_exclude and settings.exclude and matches_any(relative, settings.exclude)):
+        if not (settings.force_exclude and is_excluded(stdin_filename, settings.exclude, settings.root)):
             try:
-                yield Input(stdin_filename, decode_source(data), settings.enabled_codes(relative), True)
+                yield Input(stdin_filename, decode_source(data),
+                            settings.enabled_codes(relative_to(stdin_filename, settings.root)), True)
             except SourceError as error:
                 errors.append(f"{stdin_filename}: could not parse: {error}")
     files = iter_python_files([p for p in paths if p != "-"], settings.exclude, settings.root,

@@ -94,7 +94,7 @@ def iter_python_files(paths: Iterable[str], exclude: Iterable[str] = (), root: P
     exclude = tuple(exclude)
     root = (root or Path.cwd()).resolve()
     for path in paths:
-        if force_exclude and _is_force_excluded(path, exclude, root):
+        if force_exclude and is_excluded(path, exclude, root):
             continue
         if path.endswith(".ipynb"):
             yield PathProblem(path, "Jupyter notebooks are not supported yet; lint the output of "
@@ -104,6 +104,8 @@ def iter_python_files(paths: Iterable[str], exclude: Iterable[str] = (), root: P
         elif os.path.isdir(path):
             absolute = os.path.abspath(path)
             ignores = _ignore_files_above(absolute) if respect_gitignore else None
+            if ignores is not None and ignores.is_ignored(absolute, True):
+                ignores = _Ignores((), ignores.in_git)  # an ignored folder given explicitly: only what is inside
             yield from _walk(_Folder(path, absolute, ignores), exclude, root, set())
         elif os.path.islink(path):
             yield PathProblem(path, "broken symbolic link or symbolic link loop")
@@ -111,8 +113,8 @@ def iter_python_files(paths: Iterable[str], exclude: Iterable[str] = (), root: P
             yield PathProblem(path, "no such file or directory")
 
 
-def _is_force_excluded(path: str, exclude: tuple[str, ...], root: Path) -> bool:
-    """Whether ``exclude`` or a skipped folder name matches the path or a folder on the way to it."""
+def is_excluded(path: str, exclude: tuple[str, ...], root: Path) -> bool:
+    """Whether ``exclude`` or a skipped folder name matches the path or a folder on the way to it from ``root``."""
     parts = relative_to(path, root).split("/")
     for index in range(len(parts)):
         prefix = "/".join(parts[:index + 1])

@@ -14,14 +14,13 @@ import jsonschema
 import pytest
 
 from np2torch_lint.cli import main
-from np2torch_lint.edits import source_lines
 from np2torch_lint.engine import lint_text, parse
 from np2torch_lint.fixer import fix_text
 from np2torch_lint.fixes import FixStyle
 from np2torch_lint.report import FORMATS, wants_color
 from np2torch_lint.rules import RULES_BY_CODE
 
-from helpers import FIXTURES, REPO, run_main
+from helpers import FIXTURES, REPO, apply_edits, run_main
 
 GOLDEN = REPO / "tests" / "data" / "golden"
 SARIF_SCHEMA = REPO / "tests" / "data" / "sarif-schema-2.1.0.json"
@@ -80,20 +79,6 @@ def test_json_fix_is_null_where_no_rewrite_exists(write, capsys):
     code, out, _ = lint(capsys, "--output-format", "json", str(write("loop.py", loop)))
     [item] = json.loads(out)
     assert code == 1 and item["code"] == "NPT005" and item["fix"] is None
-
-
-def apply_edits(text: str, edits: list[dict]) -> str:
-    """Apply ruff-shaped edits (positions in ``text``, 1-based) from the last to the first."""
-    starts = [0]
-    for line in source_lines(text):
-        starts.append(starts[-1] + len(line))
-
-    def offset(where: dict) -> int:
-        return starts[where["row"] - 1] + where["column"] - 1
-
-    for edit in sorted(edits, key=lambda e: (e["location"]["row"], e["location"]["column"]), reverse=True):
-        text = text[:offset(edit["location"])] + edit["content"] + text[offset(edit["end_location"]):]
-    return text
 
 
 @pytest.mark.parametrize("style", ["helpers", "inline"])
