@@ -20,7 +20,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from .diagnostics import Diagnostic, Finding
 from .files import SourceError
 from .fixes import FixStyle
-from .inference import Facts, analyze
+from .analysis import Facts, analyze
 from .noqa import skips_file
 from .rules import ALL_RULES
 

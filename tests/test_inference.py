@@ -8,8 +8,9 @@ import libcst as cst
 import numpy as np
 import pytest
 
-from np2torch_lint.inference import analyze
-from np2torch_lint.values import Kind, promote_numpy
+from np2torch_lint.analysis import analyze
+from np2torch_lint.analysis.dtypes import promote_numpy
+from np2torch_lint.analysis.values import Kind
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
           "float64", "complex64", "complex128"]

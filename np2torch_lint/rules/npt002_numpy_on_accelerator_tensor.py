@@ -13,7 +13,7 @@ import libcst as cst
 
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, prepare_for_numpy
-from ..inference import Facts
+from ..analysis import Facts
 
 CODE = "NPT002"
 NAME = "numpy-on-accelerator-tensor"

@@ -17,9 +17,8 @@ import libcst as cst
 
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, sharing_conversion, with_keyword
-from ..inference import Facts, NumpyToTensor, device_on_accelerator
-from ..known_apis import LEGACY_TENSOR_TYPES
-from ..values import Kind
+from ..analysis import Facts, NumpyToTensor, device_on_accelerator
+from ..analysis.values import Kind
 
 CODE = "NPT003"
 NAME = "torch-tensor-copies-ndarray"
@@ -41,8 +40,8 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
             yield Finding(CODE, conversion.node, "torch.tensor() copies the whole array: use torch.as_tensor() "
                                                  "or torch.from_numpy() to share its memory",
                           _sharing_fix(conversion, style))
-        elif conversion.constructor in LEGACY_TENSOR_TYPES:
-            made = LEGACY_TENSOR_TYPES[conversion.constructor]
+        elif conversion.legacy_dtype is not None:
+            made = conversion.legacy_dtype
             if source.dtype is None or source.dtype == made:
                 continue  # same dtype: the legacy constructor shares memory
             fix = None if facts.sets_default_dtype or len(conversion.node.args) != 1 else Fix(

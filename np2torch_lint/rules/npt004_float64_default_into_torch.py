@@ -17,7 +17,7 @@ import libcst as cst
 
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, sharing_conversion, with_keyword
-from ..inference import Facts
+from ..analysis import Facts
 
 CODE = "NPT004"
 NAME = "float64-default-into-torch"

@@ -16,7 +16,7 @@ import libcst as cst
 
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, call, method_call
-from ..inference import CollectedTransfer, Facts
+from ..analysis import CollectedTransfer, Facts
 
 CODE = "NPT005"
 NAME = "per-item-device-transfer"

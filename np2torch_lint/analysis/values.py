@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from dataclasses import dataclass
+from typing import Iterable
 
 import libcst as cst
 
@@ -27,7 +28,7 @@ class Kind(enum.Enum):
     NN_MODULE_CLASS = "nn.Module subclass"
     DEVICE = "device"
     DATALOADER = "DataLoader"
-    NUMPY_GENERATOR = "numpy random generator"
+    INSTANCE = "instance"  # an object of a modelled library class: ``qualname`` is the class (models.py)
     SEQUENCE = "sequence"  # a list, tuple, generator or other iterable: ``element`` is what iterating gives
     OTHER = "other"  # known not to be an array or tensor
 
@@ -48,6 +49,8 @@ class Value:
     #: what iterating gives (SEQUENCE), and the items of a literal display or tuple, when known.
     element: Value | None = None
     items: tuple[Value, ...] | None = None
+    #: ``items`` are only the first items: the length is unknown (``gym``'s ``env.step()``).
+    open_ended: bool = False
     #: the conversion calls that made this tensor a float64 from a NumPy default, with no dtype decision since.
     float64_origins: frozenset[cst.Call] = frozenset()
     #: the loop (its id) whose item this value is, or is made from.
@@ -73,7 +76,7 @@ def ref(qualname: str) -> Value:
     return Value(Kind.REF, qualname=qualname)
 
 
-def _either(a: bool | None, b: bool | None) -> bool | None:
+def either(a: bool | None, b: bool | None) -> bool | None:
     """Join two "may be" facts: true if either path makes it true, false only if both say false."""
     if a or b:
         return True
@@ -99,11 +102,12 @@ def join(a: Value, b: Value) -> Value:
         literal=a.literal if a.literal == b.literal else None,
         dtype=a.dtype if a.dtype == b.dtype else None,
         float64_by_default=a.float64_by_default and b.float64_by_default,
-        requires_grad=_either(a.requires_grad, b.requires_grad),
-        on_accelerator=_either(a.on_accelerator, b.on_accelerator),
-        has_params=_either(a.has_params, b.has_params),
+        requires_grad=either(a.requires_grad, b.requires_grad),
+        on_accelerator=either(a.on_accelerator, b.on_accelerator),
+        has_params=either(a.has_params, b.has_params),
         element=element,
         items=a.items if a.items == b.items else None,
+        open_ended=a.open_ended if a.items == b.items else False,
         float64_origins=a.float64_origins | b.float64_origins,
         loop_item=a.loop_item if a.loop_item == b.loop_item else None,
         transfer=a.transfer if a.transfer is b.transfer else None,
@@ -117,77 +121,16 @@ def join_all(values: list[Value]) -> Value | None:
     return result
 
 
-# --- dtypes -------------------------------------------------------------------------------------------------
-
-#: spellings of a dtype in NumPy, torch and strings, to one canonical name.
-DTYPE_NAMES: dict[str, str] = {}
-for _canonical, _spellings in {
-    "float64": ("float64", "double", "f8", "<f8", "float_", "d"),
-    "float32": ("float32", "float", "single", "f4", "<f4", "f"),
-    "float16": ("float16", "half", "f2", "<f2", "e"),
-    "bfloat16": ("bfloat16",),
-    "complex64": ("complex64", "cfloat", "csingle", "c8"),
-    "complex128": ("complex128", "cdouble", "c16", "complex_"),
-    "int64": ("int64", "long", "i8", "<i8", "int_", "intp"),
-    "int32": ("int32", "int", "i4", "<i4", "intc"),
-    "int16": ("int16", "short", "i2"),
-    "int8": ("int8", "i1", "byte"),
-    "uint8": ("uint8", "u1", "ubyte"),
-    "uint16": ("uint16", "u2"),
-    "uint32": ("uint32", "u4"),
-    "uint64": ("uint64", "u8"),
-    "bool": ("bool", "bool_", "?"),
-}.items():
-    for _spelling in _spellings:
-        DTYPE_NAMES[_spelling] = _canonical
-
-# ``torch.float`` is float32 and ``torch.int`` int32 as in the table; NumPy has no such attributes in 2.x, and its
-# ``np.byte`` is int8, which the table also says. Python's builtins differ: ``float`` means float64 to NumPy.
-BUILTIN_DTYPES = {"float": "float64", "int": "int64", "bool": "bool", "complex": "complex128"}
-
-_FLOAT_BITS = {"float16": 16, "float32": 32, "float64": 64}
-_INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
-_UINT_BITS = {"bool": 1, "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
+def either_all(flags: Iterable[bool | None]) -> bool | None:
+    flags = list(flags)
+    if any(flags):
+        return True
+    if flags and all(flag is False for flag in flags):
+        return False
+    return None
 
 
-def is_float(dtype: str | None) -> bool:
-    return dtype in _FLOAT_BITS or dtype == "bfloat16"
-
-
-def is_integral(dtype: str | None) -> bool:
-    return dtype in _INT_BITS or dtype in _UINT_BITS
-
-
-def promote_numpy(a: str | None, b: str | None) -> str | None:
-    """NumPy 2's result dtype for two array dtypes (``np.result_type``), for the dtypes NumPy and torch share."""
-    if a is None or b is None:
-        return None
-    if a == b:
-        return a
-    if "complex128" in (a, b) or "complex64" in (a, b):
-        other = b if a.startswith("complex") else a
-        if a.startswith("complex") and b.startswith("complex"):
-            return "complex128"
-        return "complex128" if other in ("float64", "int32", "int64", "uint32", "uint64") else (
-            a if a.startswith("complex") else b
-        )
-    if a in _FLOAT_BITS and b in _FLOAT_BITS:
-        return a if _FLOAT_BITS[a] > _FLOAT_BITS[b] else b
-    if a in _FLOAT_BITS or b in _FLOAT_BITS:
-        floating, integral = (a, b) if a in _FLOAT_BITS else (b, a)
-        # the smallest float that holds every value of the integer type, and at least the float given
-        needed = 64 if integral in ("int32", "int64", "uint32", "uint64") else 32 if integral in (
-            "int16", "uint16") else 16
-        bits = max(needed, _FLOAT_BITS[floating])
-        return {16: "float16", 32: "float32", 64: "float64"}[bits]
-    if a in _UINT_BITS and b in _UINT_BITS:
-        return a if _UINT_BITS[a] > _UINT_BITS[b] else b
-    if a in _INT_BITS and b in _INT_BITS:
-        return a if _INT_BITS[a] > _INT_BITS[b] else b
-    signed, unsigned = (a, b) if a in _INT_BITS else (b, a)
-    if signed not in _INT_BITS or unsigned not in _UINT_BITS:
-        return None
-    if _UINT_BITS[unsigned] == 64:
-        return "float64"
-    bits = max(_INT_BITS[signed], _UINT_BITS[unsigned] * 2 if unsigned != "bool" else 8)
-    return {8: "int8", 16: "int16", 32: "int32", 64: "int64"}[bits]
+def bool_literal(value: Value | None) -> bool | None:
+    if value is not None and value.kind is Kind.NUMBER and value.dtype == "bool" and value.literal:
+        return value.literal == "True"
+    return None

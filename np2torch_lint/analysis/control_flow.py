@@ -1,0 +1,274 @@
+"""Control flow: branches and their joins, loops (with a back-edge pass), ``with``, ``try``, ``match``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import libcst as cst
+
+from . import known_apis as api
+from .facts import CollectedTransfer, Facts
+from .scope import Scope
+from .syntax import bool_literal_node, is_copy_flag_test, pattern_names
+from .values import OTHER, UNKNOWN, Kind, Value, join_all
+
+#: what ``_grad_mode_of`` returns for something that does not set autograd's mode
+NOT_A_GRAD_MODE = object()
+
+
+@dataclass(slots=True)
+class Loop:
+    id: int
+    node: cst.CSTNode
+    #: iterating it cannot give "many arrays": a DataLoader, a literal display, a dict, the parameters of a model.
+    not_a_collection: bool
+
+
+class ControlFlowMixin:
+    """Control flow: branches and their joins, loops (with a back-edge pass), ``with``, ``try``, ``match``."""
+
+    def _if(self, node: cst.If) -> None:
+        self.eval(node.test)
+        narrowed = self._isinstance_narrowing(node.test)
+        mentions_copy = is_copy_flag_test(node.test)
+        before = self.scope
+        body_scope = before.copy()
+        for name, value in narrowed.items():
+            body_scope.names[name] = value
+        self.scope = body_scope
+        self.copy_tests += mentions_copy
+        try:
+            self._suite(node.body)
+            else_scope = before.copy()
+            self.scope = else_scope
+            if isinstance(node.orelse, cst.If):
+                self._if(node.orelse)
+            elif isinstance(node.orelse, cst.Else):
+                self._suite(node.orelse.body)
+        finally:
+            self.copy_tests -= mentions_copy
+            self.scope = before
+        before.join_from(body_scope, else_scope)
+
+    def _isinstance_narrowing(self, test: cst.BaseExpression) -> dict[str, Value]:
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+                and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+            return {}
+        class_value = self.eval_quietly(test.args[1].value)
+        if class_value.kind is not Kind.REF:
+            return {}
+        qualname = class_value.qualname
+        name = test.args[0].value.value
+        current = self.scope.lookup(name) or UNKNOWN
+        if qualname == "numpy.ndarray" and current.kind is not Kind.NDARRAY:
+            return {name: Value(Kind.NDARRAY)}
+        if qualname == "torch.Tensor" and current.kind is not Kind.TENSOR:
+            return {name: Value(Kind.TENSOR)}
+        return {}
+
+    def _for(self, node: cst.For) -> None:
+        iterable = self.eval(node.iter)
+        loop = self._new_loop(node, node.iter, iterable)
+
+        def body() -> None:
+            self.loops.append(loop)
+            try:
+                self._bind(node.target, self._iteration_item(iterable, loop))
+                self._suite(node.body)
+            finally:
+                self.loops.pop()
+
+        self._loop(body)
+        if node.orelse is not None:
+            self._suite(node.orelse.body)
+
+    def _while(self, node: cst.While) -> None:
+        self.eval(node.test)
+        self._loop(lambda: self._suite(node.body))
+        if node.orelse is not None:
+            self._suite(node.orelse.body)
+
+    def _loop(self, body: Callable[[], None]) -> None:
+        """Run a loop body that may run zero or more times.
+
+        A first, silent pass learns what comes round the back edge (``out = model(x)`` at the end of one
+        iteration is what ``out.numpy()`` at the start of the next sees); the second pass, from the join of that
+        and the state before the loop, records the facts. Loops inside a silent pass run once, so the cost grows
+        with nesting depth, not exponentially.
+        """
+        before = self.scope
+        if not self.silent:
+            saved_facts, self.facts = self.facts, Facts()
+            self.silent = True
+            first_pass = before.copy()
+            self.scope = first_pass
+            try:
+                body()
+            finally:
+                self.facts, self.silent, self.scope = saved_facts, False, before
+            before.join_from(before.copy(), first_pass)
+        body_scope = before.copy()
+        self.scope = body_scope
+        try:
+            body()
+        finally:
+            self.scope = before
+        before.join_from(before.copy(), body_scope)
+
+    def _with(self, node: cst.With) -> None:
+        mode: object = NOT_A_GRAD_MODE
+        for item in node.items:
+            self.eval(item.item)
+            item_mode = self._grad_mode_of(item.item, as_decorator=False)
+            if item_mode is not NOT_A_GRAD_MODE:
+                mode = item_mode
+            if item.asname is not None:
+                self._bind(item.asname.name, UNKNOWN)
+        saved = self.grad_enabled
+        if mode is not NOT_A_GRAD_MODE:
+            self.grad_enabled = mode  # type: ignore[assignment]
+        try:
+            self._suite(node.body)
+        finally:
+            self.grad_enabled = saved
+
+    def _try(self, node: cst.Try) -> None:
+        before = self.scope
+        body_scope = before.copy()
+        self.scope = body_scope
+        try:
+            self._suite(node.body)
+            if node.orelse is not None:
+                self._suite(node.orelse.body)
+            branches = [body_scope]
+            for handler in node.handlers:
+                handler_scope = before.copy()
+                handler_scope.join_from(before.copy(), body_scope)
+                self.scope = handler_scope
+                if handler.type is not None:
+                    self.eval(handler.type)
+                if handler.name is not None:
+                    self._bind(handler.name.name, UNKNOWN)
+                self._suite(handler.body)
+                branches.append(handler_scope)
+        finally:
+            self.scope = before
+        before.join_from(*branches)
+        if node.finalbody is not None:
+            self._suite(node.finalbody.body)
+
+    def _match(self, node: cst.Match) -> None:
+        self.eval(node.subject)
+        before = self.scope
+        branches = [before.copy()]
+        try:
+            for case in node.cases:
+                case_scope = before.copy()
+                self.scope = case_scope
+                for name in pattern_names(case.pattern):
+                    case_scope.names[name] = UNKNOWN
+                self._walk_children(case.pattern)
+                if case.guard is not None:
+                    self.eval(case.guard)
+                self._suite(case.body)
+                branches.append(case_scope)
+        finally:
+            self.scope = before
+        before.join_from(*branches)
+
+    def _grad_mode_of(self, expression: cst.BaseExpression, *, as_decorator: bool) -> object:
+        """The autograd mode a ``with`` item or decorator sets, or ``NOT_A_GRAD_MODE``."""
+        call = expression if isinstance(expression, cst.Call) else None
+        callee = self.eval_quietly(call.func if call is not None else expression)
+        model = self.models.call(callee.qualname) if callee.kind is Kind.REF and callee.qualname else None
+        if model is None or model.kind != "grad-mode":
+            return NOT_A_GRAD_MODE
+        if call is None and not as_decorator:
+            return NOT_A_GRAD_MODE  # ``with torch.no_grad:`` is a TypeError, not a mode
+        first = call.args[0].value if call is not None and call.args else None
+        if "set" in model.flags:  # set_grad_enabled(flag)
+            return bool_literal_node(first)
+        if "inference" in model.flags and first is not None:  # inference_mode(False) keeps the mode
+            flag = bool_literal_node(first)
+            return False if flag is True else (self.grad_enabled if flag is False else None)
+        return "on" in model.flags
+
+    def _new_loop(self, node: cst.CSTNode, iter_node: cst.BaseExpression, iterable: Value) -> Loop:
+        return Loop(next(self._loop_ids), node, self._is_not_a_collection(iter_node, iterable))
+
+    def _is_not_a_collection(self, iter_node: cst.BaseExpression, iterable: Value) -> bool:
+        if iterable.kind in (Kind.DATALOADER, Kind.NN_MODULE, Kind.OTHER, Kind.STRING):
+            return True
+        if isinstance(iter_node, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
+            return True  # a handful of different things written out, e.g. ``(inputs, targets)``
+        if isinstance(iter_node, cst.Call):
+            func = iter_node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in api.NOT_A_COLLECTION_ITERATION:
+                return True
+            if isinstance(func, cst.Name) and func.value in ("zip", "enumerate", "reversed", "sorted") and \
+                    iter_node.args:
+                return all(self._is_not_a_collection(arg.value, self.eval_quietly(arg.value))
+                           for arg in iter_node.args if not (func.value == "enumerate" and arg.keyword))
+        return False
+
+    def _iteration_item(self, iterable: Value, loop: Loop) -> Value:
+        item = self._element_of(iterable)
+        return self._mark_item(item, loop.id)
+
+    def _mark_item(self, item: Value, loop_id: int) -> Value:
+        if item.kind is Kind.SEQUENCE and item.items is not None:  # zip/enumerate: mark the parts
+            return item.but(items=tuple(self._mark_item(part, loop_id) for part in item.items), loop_item=loop_id)
+        return item.but(loop_item=loop_id)
+
+    def _element_of(self, iterable: Value) -> Value:
+        if iterable.kind is Kind.SEQUENCE:
+            if iterable.element is not None:
+                return iterable.element
+            if iterable.items and not iterable.open_ended:
+                return join_all(list(iterable.items)) or UNKNOWN
+            return UNKNOWN
+        if iterable.kind is Kind.NDARRAY:
+            return iterable.but(kind=Kind.NUMPY_VALUE, loop_item=None, items=None)
+        if iterable.kind is Kind.TENSOR:
+            return iterable.but(loop_item=None, transfer=None)
+        return UNKNOWN
+
+    def _current_loop(self) -> Loop | None:
+        return self.loops[-1] if self.loops else None
+
+    def _note_collected(self, value: Value, how: str, stacked_by: cst.Call | None = None) -> None:
+        """``value`` was appended to a list or stored in one: a per-item transfer in this loop is batchable."""
+        loop = self._current_loop()
+        if value.transfer is None or loop is None or value.loop_item != loop.id or loop.not_a_collection:
+            return
+        self.facts.collected_transfers.append(CollectedTransfer(value.transfer, loop.node, how, stacked_by))
+
+    def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
+                       collected: bool | None = None) -> Value:
+        before = self.scope
+        self.scope = Scope(before)
+        loops_before = len(self.loops)
+        try:
+            comp_for: cst.CompFor | None = node.for_in
+            while comp_for is not None:
+                iterable = self.eval(comp_for.iter)
+                loop = self._new_loop(node, comp_for.iter, iterable)
+                self.loops.append(loop)
+                self._bind(comp_for.target, self._iteration_item(iterable, loop))
+                for condition in comp_for.ifs:
+                    self.eval(condition.test)
+                comp_for = comp_for.inner_for_in
+            if isinstance(node, cst.DictComp):
+                self.eval(node.key)
+                self.eval(node.value)
+                return OTHER
+            element = self.eval(node.elt)
+            if collected is None:
+                collected = not isinstance(node, cst.GeneratorExp)
+            if collected:
+                self._note_collected(element, "comprehension", stacked_by=self.stacking_call)
+            return Value(Kind.SEQUENCE, element=element.but(loop_item=None, transfer=None))
+        finally:
+            del self.loops[loops_before:]
+            self.scope = before

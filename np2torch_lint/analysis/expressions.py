@@ -1,0 +1,205 @@
+"""Expressions: names, attributes, subscripts, operators, displays, lambdas."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import known_apis as api
+from .arguments import Args
+from .calls import class_of
+from .numpy_semantics import numpy_arithmetic
+from .scope import Scope
+from .syntax import int_literal, is_copy_flag_test
+from .values import NONE, OTHER, UNKNOWN, Kind, Value, either_all, join, join_all, ref
+
+
+class ExpressionsMixin:
+    """Expressions: names, attributes, subscripts, operators, displays, lambdas."""
+
+    def _name(self, node: cst.Name) -> Value:
+        name = node.value
+        value = self.scope.lookup(name)
+        if value is not None:
+            return value
+        if name == "None":
+            return NONE
+        if name in ("True", "False"):
+            return Value(Kind.NUMBER, dtype="bool", literal=name)
+        if name in api.BUILTINS:
+            return ref("builtins." + name)
+        return UNKNOWN
+
+    def _simple_string(self, node: cst.SimpleString) -> Value:
+        try:
+            text = node.evaluated_value
+        except Exception:  # noqa: BLE001 - f-string-like or odd prefixes: the text does not matter then
+            text = None
+        return Value(Kind.STRING, literal=text if isinstance(text, str) else None)
+
+    def _attribute(self, node: cst.Attribute) -> Value:
+        attribute = node.attr.value
+        context = self.class_context
+        if context is not None and isinstance(node.value, cst.Name) and node.value.value == context.self_name:
+            return context.attributes.get(attribute, UNKNOWN)
+        owner = self.eval(node.value)
+        if owner.kind is Kind.REF:
+            return ref(f"{owner.qualname}.{attribute}")
+        if owner.kind is Kind.NN_MODULE:
+            tensor = self._module_tensor(owner, attribute)
+            if tensor is not None:
+                return tensor
+        owner_class = class_of(owner)
+        model = None if owner_class is None else self.models.attribute(f"{owner_class}.{attribute}")
+        return UNKNOWN if model is None else self._attribute_model(owner, model)
+
+    def _module_tensor(self, module: Value, attribute: str) -> Value | None:
+        """A parameter (requires grad while the module has trainable parameters) or buffer (never) of a module."""
+        row = self.models.call(module.qualname) if module.qualname else None
+        parameters = row.names("parameters") if row is not None else frozenset()
+        buffers = row.names("buffers") if row is not None else frozenset()
+        if not parameters and not (row is not None and "no-params" in row.flags):
+            parameters = _USUAL_PARAMETERS  # a module the models do not describe: weight and bias are parameters
+        if attribute in parameters:
+            return Value(Kind.TENSOR, requires_grad=module.has_params, on_accelerator=module.on_accelerator)
+        if attribute in buffers:
+            return Value(Kind.TENSOR, requires_grad=False, on_accelerator=module.on_accelerator)
+        return None
+
+    def _subscript(self, node: cst.Subscript) -> Value:
+        base = self.eval(node.value)
+        index_values = [self.eval(element.slice.value) for element in node.slice
+                        if isinstance(element.slice, cst.Index)]
+        for element in node.slice:
+            if isinstance(element.slice, cst.Slice):
+                self._walk_children(element.slice)
+        loop_item = next((v.loop_item for v in index_values if v.loop_item is not None), None)
+        if base.kind is Kind.TENSOR:
+            result = base.but(items=None)
+        elif base.is_numpy:
+            # only integer indices in every position can give a NumPy scalar; slices, masks and None give arrays
+            is_slice = any(isinstance(e.slice, cst.Slice) for e in node.slice) or any(
+                v.kind in (Kind.NDARRAY, Kind.SEQUENCE, Kind.NONE, Kind.TENSOR) or v.qualname == "builtins.Ellipsis"
+                for v in index_values) or any(isinstance(e.slice.value, cst.Ellipsis) for e in node.slice
+                                              if isinstance(e.slice, cst.Index))
+            result = base.but(kind=Kind.NDARRAY if is_slice else Kind.NUMPY_VALUE)
+        elif base.kind is Kind.SEQUENCE:
+            result = self._element_of(base)
+            if base.items is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+                position = int_literal(node.slice[0].slice.value)
+                lowest = 0 if base.open_ended else -len(base.items)
+                if position is not None and lowest <= position < len(base.items):
+                    result = base.items[position]
+        elif base.kind is Kind.INSTANCE and base.qualname:
+            model = self.models.call(base.qualname + ".__getitem__")
+            return UNKNOWN if model is None else self._apply_model(None, base.qualname + ".__getitem__", model,
+                                                                   Args(index_values, {}, []), base)
+        else:
+            return UNKNOWN
+        if loop_item is not None and result.loop_item is None:
+            result = result.but(loop_item=loop_item)
+        return result
+
+    def _unary_operation(self, node: cst.UnaryOperation) -> Value:
+        operand = self.eval(node.expression)
+        if isinstance(node.operator, cst.Not):
+            return Value(Kind.NUMBER, dtype="bool")
+        return operand
+
+    def _comparison(self, node: cst.Comparison) -> Value:
+        left = self.eval(node.left)
+        rights = [self.eval(target.comparator) for target in node.comparisons]
+        if any(v.kind is Kind.TENSOR for v in (left, *rights)):
+            return Value(Kind.TENSOR, dtype="bool", requires_grad=False,
+                         on_accelerator=either_all(v.on_accelerator for v in (left, *rights)
+                                                   if v.kind is Kind.TENSOR))
+        if any(v.is_numpy for v in (left, *rights)):
+            return Value(Kind.NDARRAY, dtype="bool")
+        return Value(Kind.NUMBER, dtype="bool")
+
+    def _boolean_operation(self, node: cst.BooleanOperation) -> Value:
+        return join(self.eval(node.left), self.eval(node.right))
+
+    def _if_exp(self, node: cst.IfExp) -> Value:
+        self.eval(node.test)
+        mentions_copy = is_copy_flag_test(node.test)
+        self.copy_tests += mentions_copy
+        try:
+            return join(self.eval(node.body), self.eval(node.orelse))
+        finally:
+            self.copy_tests -= mentions_copy
+
+    def _list_or_tuple(self, node: cst.List | cst.Tuple) -> Value:
+        items = []
+        starred = False
+        for element in node.elements:
+            value = self.eval(element.value)
+            if isinstance(element, cst.StarredElement):
+                starred = True
+            items.append(value)
+        if starred:
+            return Value(Kind.SEQUENCE)
+        return Value(Kind.SEQUENCE, items=tuple(items), element=join_all(items))
+
+    def _named_expr(self, node: cst.NamedExpr) -> Value:
+        value = self.eval(node.value)
+        self._bind(node.target, value)
+        return value
+
+    def _lambda(self, node: cst.Lambda) -> Value:
+        self._eval_parameter_defaults(node.params)
+        saved, saved_grad = self.scope, self.grad_enabled
+        self.scope = Scope(saved)
+        self.grad_enabled = True  # a lambda runs when called, like a def: not in the block it is written in
+        self._bind_parameters(node.params, self.scope)
+        try:
+            self.eval(node.body)
+        finally:
+            self.scope, self.grad_enabled = saved, saved_grad
+        return OTHER
+
+    def _binary_operation(self, node: cst.BinaryOperation) -> Value:
+        return self._binary(self.eval(node.left), self.eval(node.right), node.operator)
+
+    def _binary(self, left: Value, right: Value, operator: cst.CSTNode) -> Value:
+        if left.kind is Kind.TENSOR or right.kind is Kind.TENSOR:
+            return self._tensor_arithmetic(left, right)
+        if left.is_numpy or right.is_numpy:
+            return numpy_arithmetic(left, right, operator)
+        if left.kind is Kind.SEQUENCE and right.kind is Kind.SEQUENCE and isinstance(operator, cst.Add):
+            return Value(Kind.SEQUENCE, element=join(left.element or UNKNOWN, right.element or UNKNOWN)
+                         if left.element and right.element else left.element or right.element)
+        if left.kind is Kind.NUMBER and right.kind is Kind.NUMBER:
+            if "float" in (left.dtype, right.dtype) or isinstance(operator, cst.Divide):
+                return Value(Kind.NUMBER, dtype="float")
+            return Value(Kind.NUMBER, dtype=left.dtype if left.dtype == right.dtype else None)
+        return UNKNOWN
+
+    def _tensor_arithmetic(self, *operands: Value) -> Value:
+        tensors = [v for v in operands if v.kind is Kind.TENSOR]
+        others_known = all(v.kind in (Kind.TENSOR, Kind.NUMBER) or v.is_numpy for v in operands)
+        requires_grad = self._result_requires_grad(tensors, others_known)
+        dtypes = {v.dtype for v in tensors}
+        first = tensors[0]
+        return Value(
+            Kind.TENSOR,
+            dtype=dtypes.pop() if len(dtypes) == 1 else None,
+            requires_grad=requires_grad,
+            on_accelerator=either_all(v.on_accelerator for v in tensors),
+            float64_origins=frozenset().union(*(v.float64_origins for v in tensors)),
+            loop_item=next((v.loop_item for v in operands if v.loop_item is not None), None),
+            transfer=first.transfer,
+        )
+
+    def _result_requires_grad(self, tensors: list[Value], inputs_known: bool = True) -> bool | None:
+        """Whether a differentiable op on these tensors gives a result that requires grad."""
+        if self.grad_enabled is False:
+            return False
+        flags = [v.requires_grad for v in tensors]
+        if any(flags):
+            return True if self.grad_enabled else None
+        if inputs_known and all(flag is False for flag in flags):
+            return False
+        return None
+
+
+_USUAL_PARAMETERS = frozenset({"weight", "bias"})

@@ -1,0 +1,65 @@
+"""The facts the analysis records for the rules: what was converted, where, and what was known about it.
+
+Rules read only these; they never walk the tree, so a new rule adds no traversal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .values import Value
+
+
+@dataclass(frozen=True, slots=True)
+class TensorToNumpy:
+    """``t.numpy()``, ``np.asarray(t)`` or ``np.array(t)`` where ``t`` is known to be a tensor."""
+
+    node: cst.Call
+    via: str  # "numpy" for the method, else the NumPy function's qualified name
+    tensor: Value
+    #: autograd state where the call runs: True, False (no_grad/inference_mode), or None (unknown).
+    grad_enabled: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class NumpyToTensor:
+    """``torch.tensor(a)``, ``torch.as_tensor(a)``, ``torch.from_numpy(a)``, ``torch.Tensor(a)``, ..."""
+
+    node: cst.Call
+    constructor: str  # qualified name, e.g. "torch.tensor"
+    source: Value
+    keywords: frozenset[str]
+    #: the dtype asked for with ``dtype=`` (canonical name), "?" when given but unknown, None when not given.
+    dtype: str | None
+    device: Value | None
+    #: inside an ``if``/conditional expression whose test mentions ``copy``: the copy is a decision.
+    under_copy_test: bool
+    #: the dtype a legacy constructor (``torch.FloatTensor``...) makes, None for the others.
+    legacy_dtype: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CollectedTransfer:
+    """A per-item ``.to(device)``/``.cuda()`` inside a loop whose results are collected."""
+
+    node: cst.Call  # the transfer call
+    loop: cst.CSTNode  # the ``for`` statement or comprehension
+    collected_by: str  # "append", "comprehension", "item assignment"
+    #: ``torch.stack(<the comprehension>)`` when that is what consumes it
+    stacked_by: cst.Call | None = None
+
+
+@dataclass(slots=True)
+class Facts:
+    tensor_to_numpy: list[TensorToNumpy] = field(default_factory=list)
+    numpy_to_tensor: list[NumpyToTensor] = field(default_factory=list)
+    collected_transfers: list[CollectedTransfer] = field(default_factory=list)
+    #: conversions that made a float64 tensor out of NumPy's default float64, and those a dtype decision met.
+    float64_conversions: dict[cst.Call, str] = field(default_factory=dict)  # call -> constructor qualname
+    dtype_decided: set[cst.Call] = field(default_factory=set)
+    #: the file calls ``torch.set_default_dtype``: float64 may be what it wants.
+    sets_default_dtype: bool = False
+    #: the names the module binds to ``torch`` and ``numpy`` (``{"numpy": "np"}``), for fixes to write.
+    module_names: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,167 @@
+"""The analysis: one pass over a module that works out what each expression is and records facts for the rules.
+
+It is a small abstract interpreter over LibCST nodes: statements run in order, names bind to ``Value``s in a
+scope, the branches of ``if``/``try``/loops are joined, and imports resolve names to qualified names, so
+``th.tensor`` is ``torch.tensor`` while a local ``def tensor`` is not. The handlers live in one module per
+concern (statements, control flow, expressions, calls, NumPy, torch); ``Analyzer`` puts them together.
+
+Why not a ``CSTVisitor`` with ``ScopeProvider``/``QualifiedNameProvider``: values must flow through
+assignments in statement order, which a visitor does not model, and those providers cost 3x-5.5x a parse on
+their own, where the whole lint is budgeted at 1.5x (STYLE.md, ``benchmarks/lint_speed.py``). This walk reads
+node fields directly (about 0.15x a parse for the bare walk).
+
+What is unknown stays unknown: a function parameter, the result of a call to a local function, an attribute of
+an object we did not build. Rules only speak on known facts, so unknown values never produce findings.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Callable, Iterable
+
+import libcst as cst
+
+from .calls import CallsMixin
+from .control_flow import ControlFlowMixin, Loop
+from .expressions import ExpressionsMixin
+from .facts import Facts
+from .library import LibraryMixin
+from .models import Models, builtin_models
+from .scope import Scope
+from .statements import ClassContext, StatementsMixin
+from .syntax import child_fields
+from .torch_semantics import TorchMixin
+from .values import UNKNOWN, Kind, Value, ref
+
+_ROLES: dict[type, str] = {}
+
+
+class Analyzer(StatementsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin, LibraryMixin, TorchMixin):
+    """Runs a module once and fills ``facts``. Use ``analyze(module)``."""
+
+    def __init__(self, models: Models | None = None) -> None:
+        self.facts = Facts()
+        self.models = models if models is not None else builtin_models()
+        self.scope = Scope()
+        self.grad_enabled: bool | None = True
+        self.loops: list[Loop] = []
+        self.copy_tests = 0  # how many enclosing ``if`` tests mention ``copy``
+        self.class_context: ClassContext | None = None
+        self.module_scope = self.scope
+        self.silent = False  # inside a loop's first pass: facts go nowhere
+        self.stacking_call: cst.Call | None = None  # a torch.stack(...) whose argument is being evaluated
+        self._loop_ids = itertools.count(1)
+        self._statement_handlers: dict[type, Callable[[cst.CSTNode], None]] = {
+            cst.SimpleStatementLine: self._simple_statement_line,
+            cst.SimpleStatementSuite: self._simple_statement_line,
+            cst.Expr: self._expr_statement,
+            cst.Assign: self._assign,
+            cst.AnnAssign: self._ann_assign,
+            cst.AugAssign: self._aug_assign,
+            cst.Import: self._import,
+            cst.ImportFrom: self._import_from,
+            cst.FunctionDef: self._function_def,
+            cst.ClassDef: self._class_def,
+            cst.If: self._if,
+            cst.For: self._for,
+            cst.While: self._while,
+            cst.With: self._with,
+            cst.Try: self._try,
+            cst.Del: self._del,
+            cst.Match: self._match,
+        }
+        if hasattr(cst, "TryStar"):
+            self._statement_handlers[cst.TryStar] = self._try
+        self._expression_handlers: dict[type, Callable[[cst.CSTNode], Value]] = {
+            cst.Name: self._name,
+            cst.Attribute: self._attribute,
+            cst.Call: self._call,
+            cst.Subscript: self._subscript,
+            cst.BinaryOperation: self._binary_operation,
+            cst.UnaryOperation: self._unary_operation,
+            cst.Comparison: self._comparison,
+            cst.BooleanOperation: self._boolean_operation,
+            cst.IfExp: self._if_exp,
+            cst.List: self._list_or_tuple,
+            cst.Tuple: self._list_or_tuple,
+            cst.ListComp: self._comprehension,
+            cst.SetComp: self._comprehension,
+            cst.GeneratorExp: self._comprehension,
+            cst.DictComp: self._comprehension,
+            cst.NamedExpr: self._named_expr,
+            cst.Lambda: self._lambda,
+            cst.Integer: lambda node: Value(Kind.NUMBER, dtype="int"),
+            cst.Float: lambda node: Value(Kind.NUMBER, dtype="float"),
+            cst.Imaginary: lambda node: Value(Kind.NUMBER, dtype="complex"),
+            cst.SimpleString: self._simple_string,
+        }
+
+    # -- entry points
+
+    def analyze(self, module: cst.Module) -> Facts:
+        self._block(module.body)
+        return self.facts
+
+    def _block(self, statements: Iterable[cst.CSTNode]) -> None:
+        handlers = self._statement_handlers
+        for statement in statements:
+            handler = handlers.get(type(statement))
+            if handler is None:
+                self._walk_children(statement)
+            else:
+                handler(statement)
+
+    def _suite(self, suite: cst.BaseSuite) -> None:
+        if isinstance(suite, cst.IndentedBlock):
+            self._block(suite.body)
+        else:
+            self._simple_statement_line(suite)
+
+    def eval(self, node: cst.CSTNode) -> Value:
+        handler = self._expression_handlers.get(type(node))
+        if handler is None:
+            self._walk_children(node)
+            return UNKNOWN
+        return handler(node)
+
+    def _walk_children(self, node: cst.CSTNode) -> None:
+        """Evaluate every expression and run every statement below a node we have no special handling for."""
+        for name in child_fields(type(node)):
+            child = getattr(node, name)
+            if isinstance(child, cst.CSTNode):
+                self._visit(child)
+            elif isinstance(child, (tuple, list)):
+                for item in child:
+                    if isinstance(item, cst.CSTNode):
+                        self._visit(item)
+
+    def _visit(self, node: cst.CSTNode) -> None:
+        role = _ROLES.get(type(node))
+        if role is None:  # isinstance on LibCST's abstract bases is slow: decide once per node type
+            role = _ROLES[type(node)] = (
+                "expression" if isinstance(node, cst.BaseExpression) else
+                "statement" if type(node) in self._statement_handlers else
+                "suite" if isinstance(node, cst.BaseSuite) else "other")
+        if role == "expression":
+            self.eval(node)
+        elif role == "statement":
+            self._statement_handlers[type(node)](node)
+        elif role == "suite":
+            self._suite(node)
+        else:
+            self._walk_children(node)
+
+    def eval_quietly(self, node: cst.BaseExpression) -> Value:
+        """The value of a name or attribute chain, without recording facts (it was evaluated already)."""
+        if isinstance(node, cst.Name):
+            return self.scope.lookup(node.value) or UNKNOWN
+        if isinstance(node, cst.Attribute):
+            owner = self.eval_quietly(node.value)
+            if owner.kind is Kind.REF:
+                return ref(f"{owner.qualname}.{node.attr.value}")
+        return UNKNOWN
+
+
+def analyze(module: cst.Module, models: Models | None = None) -> Facts:
+    """Run the analysis over a parsed module and return what the rules need."""
+    return Analyzer(models).analyze(module)

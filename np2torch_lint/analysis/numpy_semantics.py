@@ -1,0 +1,120 @@
+"""NumPy's dtype rules: promotion (NEP 50), literals, float results; what the models of NumPy's functions use."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .arguments import Args
+from .dtypes import is_float, is_integral, promote_numpy
+from .values import Kind, Value
+
+
+def returns_array(args: Args, size_position: int | None) -> bool:
+    """Whether a NumPy random call gets a size, and so returns an array rather than one Python number.
+
+    ``size_position`` -1 means any positional argument is a size (``np.random.rand(2, 3)``); a starred argument
+    (``rand(*shape)``) counts as a size too.
+    """
+    if size_position is None:
+        return True
+    if any(key.startswith("*") for key in args.keywords):
+        return True
+    if size_position == -1:
+        return bool(args.positional)
+    return "size" in args.keywords or len(args.positional) > size_position
+
+
+def literal_data_dtype(node: cst.BaseExpression) -> str | None:
+    """The dtype NumPy gives a literal list such as ``[[1.0, 2], [3, 4]]``: float64, int64 or bool."""
+    kinds: set[str] = set()
+
+    def collect(item: cst.BaseExpression) -> bool:
+        if isinstance(item, (cst.List, cst.Tuple)):
+            return all(collect(e.value) for e in item.elements if not isinstance(e, cst.StarredElement)) and not \
+                any(isinstance(e, cst.StarredElement) for e in item.elements)
+        if isinstance(item, cst.UnaryOperation) and isinstance(item.operator, (cst.Minus, cst.Plus)):
+            item = item.expression
+        if isinstance(item, cst.Float):
+            kinds.add("float")
+        elif isinstance(item, cst.Integer):
+            kinds.add("int")
+        elif isinstance(item, cst.Name) and item.value in ("True", "False"):
+            kinds.add("bool")
+        else:
+            return False
+        return True
+
+    if not isinstance(node, (cst.List, cst.Tuple)) or not collect(node) or not kinds:
+        return None
+    if "float" in kinds:
+        return "float64"
+    return "int64" if "int" in kinds else "bool"
+
+
+def array_of_scalar(fill: Value | None) -> Value:
+    if fill is None:
+        return Value(Kind.NDARRAY)
+    if fill.kind is Kind.NUMBER:
+        if fill.dtype == "float":
+            return Value(Kind.NDARRAY, dtype="float64", float64_by_default=True)
+        if fill.dtype in ("int", "bool"):
+            return Value(Kind.NDARRAY, dtype="int64" if fill.dtype == "int" else "bool")
+    if fill.is_numpy:
+        return fill.but(kind=Kind.NDARRAY)
+    return Value(Kind.NDARRAY)
+
+
+def numpy_promoted(operands: list[Value], kind: Kind) -> Value:
+    """The NumPy 2 result of combining arrays and Python scalars (NEP 50: Python scalars are weak)."""
+    arrays = [v for v in operands if v.is_numpy]
+    if not arrays or any(not (v.is_numpy or v.kind is Kind.NUMBER) for v in operands):
+        return Value(kind)
+    dtype: str | None = arrays[0].dtype
+    for value in arrays[1:]:
+        dtype = promote_numpy(dtype, value.dtype)
+    # float64 that no operand chose (f32 + int64 array) is promotion's default, not a decision
+    by_default = any(v.float64_by_default for v in arrays) or not any(v.dtype == "float64" for v in arrays)
+    if is_integral(dtype) and any(v.kind is Kind.NUMBER and v.dtype == "float" for v in operands):
+        dtype, by_default = "float64", True
+    return Value(kind, dtype=dtype, float64_by_default=by_default and dtype == "float64")
+
+
+def numpy_arithmetic(left: Value, right: Value, operator: cst.CSTNode) -> Value:
+    kind = Kind.NDARRAY if Kind.NDARRAY in (left.kind, right.kind) else Kind.NUMPY_VALUE
+    result = numpy_promoted([left, right], kind)
+    if isinstance(operator, cst.Divide) and (is_integral(result.dtype) or result.dtype == "bool"):
+        result = result.but(dtype="float64", float64_by_default=True)  # true division of integers
+    loop_item = left.loop_item if left.loop_item is not None else right.loop_item
+    return result.but(loop_item=loop_item) if loop_item is not None else result
+
+
+def to_float_result(value: Value, *, reduction: bool) -> Value:
+    kind = Kind.NUMPY_VALUE if reduction else Kind.NDARRAY
+    if is_integral(value.dtype):
+        return value.but(kind=kind, dtype="float64", float64_by_default=True, items=None)
+    if is_float(value.dtype):
+        return value.but(kind=kind, items=None)
+    return Value(kind)
+
+
+def numpy_source_dtype(source: Value) -> str | None:
+    if source.is_numpy:
+        return source.dtype
+    if source.kind is Kind.SEQUENCE and source.items:
+        dtype: str | None = None
+        for item in source.items:
+            if item.is_numpy:
+                dtype = item.dtype if dtype is None else promote_numpy(dtype, item.dtype)
+            elif item.kind is not Kind.NUMBER:
+                return None
+        return dtype
+    return None
+
+
+def float64_by_default(source: Value) -> bool:
+    if source.is_numpy:
+        return source.float64_by_default
+    if source.kind is Kind.SEQUENCE and source.items:
+        numpy_items = [v for v in source.items if v.is_numpy]
+        return bool(numpy_items) and any(v.float64_by_default for v in numpy_items)
+    return False

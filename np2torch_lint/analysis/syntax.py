@@ -1,0 +1,93 @@
+"""Small questions about LibCST nodes that do not need the analysis: dotted names, literals, child fields."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterator
+
+import libcst as cst
+
+# Node fields that never hold an expression or statement: skipping them makes the generic walk cheap.
+_TRIVIA_FIELDS = {"lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators", "header",
+                  "footer", "trailing_whitespace", "newline", "equal", "colon", "star", "dot", "operator",
+                  "whitespace_before", "whitespace_after", "lbracket", "rbracket", "lbrace", "rbrace", "quote",
+                  "prefix", "string", "value_str"}
+_child_fields_cache: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(node_type: type) -> tuple[str, ...]:
+    fields = _child_fields_cache.get(node_type)
+    if fields is None:
+        fields = tuple(
+            f.name for f in dataclasses.fields(node_type)
+            if f.name not in _TRIVIA_FIELDS and not f.name.startswith("whitespace")
+        )
+        _child_fields_cache[node_type] = fields
+    return fields
+
+
+def bool_literal_node(node: cst.BaseExpression | None) -> bool | None:
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+def int_literal(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(
+            node.expression, cst.Integer):
+        return -int(node.expression.evaluated_value)
+    return None
+
+
+def dotted_name(node: cst.BaseExpression | None) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        owner = dotted_name(node.value)
+        return None if owner is None else f"{owner}.{node.attr.value}"
+    return None
+
+
+def is_copy_flag_test(test: cst.BaseExpression) -> bool:
+    """An ``if copy:``/``if self.copy`` test: code that copies on purpose in one branch."""
+    node = test.expression if isinstance(test, cst.UnaryOperation) else test
+    if isinstance(node, cst.Name):
+        return "copy" in node.value.lower()
+    if isinstance(node, cst.Attribute):
+        return "copy" in node.attr.value.lower()
+    return False
+
+
+def pattern_names(pattern: cst.CSTNode) -> Iterator[str]:
+    if isinstance(pattern, (cst.MatchAs, cst.MatchStar)) and pattern.name is not None:
+        yield pattern.name.value
+    for name in child_fields(type(pattern)):
+        child = getattr(pattern, name)
+        children = child if isinstance(child, (list, tuple)) else (child,)
+        for item in children:
+            if isinstance(item, cst.CSTNode) and not isinstance(item, cst.BaseExpression):
+                yield from pattern_names(item)
+            elif isinstance(item, (cst.MatchAs, cst.MatchStar)):
+                yield from pattern_names(item)
+    if isinstance(pattern, cst.MatchMapping) and pattern.rest is not None:
+        yield pattern.rest.value
+
+
+def last_name(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Call):
+        node = node.func
+    name = dotted_name(node)
+    return "" if name is None else name.rsplit(".", 1)[-1].lower()
+
+
+def names_a_dtype(node: cst.BaseExpression) -> bool:
+    """``x.to(dtype)``, ``x.to(self.dtype)``, ``x.to(get_default_dtype())``: taken for a dtype, not a device."""
+    return "dtype" in last_name(node)
+
+
+def names_a_device(node: cst.BaseExpression) -> bool:
+    """``x.to(device)``, ``x.to(args.device)``, ``x.to(dev)``: taken for a device, not a dtype."""
+    name = last_name(node)
+    return "device" in name or name in ("dev", "gpu", "cuda", "accelerator", "rank", "local_rank")

@@ -1,0 +1,202 @@
+"""What torch's functions and tensor methods give."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import known_apis as api
+from .arguments import Args
+from .dtypes import BUILTIN_DTYPES, DTYPE_NAMES
+from .facts import NumpyToTensor, TensorToNumpy
+from .numpy_semantics import float64_by_default, numpy_source_dtype
+from .syntax import names_a_device, names_a_dtype
+from .models import Model
+from .values import OTHER, UNKNOWN, Kind, Value, bool_literal
+
+
+class TorchMixin:
+    """What torch's functions and tensor methods give."""
+
+    def _created_tensor(self, args: Args) -> Value:
+        device = args.keywords.get("device")
+        like = args.first if args.first is not None and args.first.kind is Kind.TENSOR else None
+        requires_grad = bool_literal(args.keywords["requires_grad"]) if "requires_grad" in args.keywords else False
+        on_accelerator = device_on_accelerator(device) if device is not None else (
+            like.on_accelerator if like is not None else False)
+        return Value(Kind.TENSOR, dtype=self._dtype_argument(args, None), requires_grad=requires_grad,
+                     on_accelerator=on_accelerator)
+
+    def _numpy_to_tensor(self, node: cst.Call, qualname: str, model: Model, args: Args) -> Value:
+        legacy_dtype = model.dtype if "legacy" in model.flags else None
+        source = args.first or args.keywords.get("data") or UNKNOWN
+        keywords = frozenset(k for k in args.keywords if not k.startswith("*"))
+        dtype_value = args.keywords.get("dtype")
+        if qualname == "torch.as_tensor" and dtype_value is None and len(args.positional) > 1:
+            dtype_value = args.positional[1]
+        dtype = None if dtype_value is None else (self._dtype_of_value(dtype_value) or "?")
+        device = args.keywords.get("device")
+        if qualname == "torch.as_tensor" and device is None and len(args.positional) > 2:
+            device = args.positional[2]
+        if source.kind is Kind.TENSOR:
+            # ``as_tensor(t)`` is ``t``; ``tensor(t)`` copies and detaches (it warns)
+            result = source if qualname != "torch.tensor" else source.but(requires_grad=False)
+            return result.but(dtype=source.dtype if dtype is None else (None if dtype == "?" else dtype))
+        source_is_numpy = source.is_numpy or (source.kind is Kind.SEQUENCE and source.items is not None and any(
+            v.is_numpy for v in source.items))
+        if source_is_numpy:
+            self.facts.numpy_to_tensor.append(NumpyToTensor(
+                node, qualname, source, keywords, dtype, device, self.copy_tests > 0, legacy_dtype))
+        if legacy_dtype is not None:
+            result_dtype: str | None = legacy_dtype
+        elif dtype is not None:
+            result_dtype = None if dtype == "?" else dtype
+        else:
+            result_dtype = numpy_source_dtype(source) if source_is_numpy else None
+        origins: frozenset[cst.Call] = frozenset()
+        if (dtype is None and legacy_dtype is None and source_is_numpy
+                and result_dtype == "float64" and float64_by_default(source)
+                and not (qualname == "torch.from_numpy" and source.kind is not Kind.NDARRAY)):
+            self.facts.float64_conversions[node] = qualname
+            origins = frozenset({node})
+        requires_grad = bool_literal(args.keywords["requires_grad"]) if "requires_grad" in args.keywords else False
+        on_accelerator = device_on_accelerator(device) if device is not None else False
+        if "accelerator" in model.flags:
+            on_accelerator = True
+        return Value(Kind.TENSOR, dtype=result_dtype, requires_grad=requires_grad, on_accelerator=on_accelerator,
+                     float64_origins=origins, loop_item=source.loop_item)
+
+    # calls with effects (see library._EFFECTS)
+
+    def _model_to_numpy(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                        tensor: Value | None) -> Value:
+        if tensor is None or tensor.kind is not Kind.TENSOR:
+            return UNKNOWN
+        force = "force" in args.keywords and bool_literal(args.keywords["force"]) is not False
+        if not force and node is not None:
+            self.facts.tensor_to_numpy.append(TensorToNumpy(node, "numpy", tensor, self.grad_enabled))
+        return Value(Kind.NDARRAY, dtype=tensor.dtype)
+
+    def _model_move(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                    tensor: Value | None) -> Value:
+        if tensor is None or tensor.kind is not Kind.TENSOR or node is None:
+            return UNKNOWN
+        destination = "accelerator" if "accelerator" in model.flags else "cpu" if "cpu" in model.flags else None
+        return self._tensor_move(node, tensor, destination, args)
+
+    def _model_move_module(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                           module: Value | None) -> Value:
+        if module is None:
+            return UNKNOWN
+        method = qualname.rsplit(".", 1)[1]
+        destination = {"cuda": "accelerator", "cpu": "cpu"}.get(method)
+        return module.but(on_accelerator=self._destination_on_accelerator(destination, args, module.on_accelerator))
+
+    def _model_requires_grad(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                             receiver: Value | None) -> Value:
+        if receiver is None:
+            return UNKNOWN
+        flag = bool_literal(args.first) if args.first is not None else True
+        if receiver.kind is Kind.NN_MODULE:
+            return receiver.but(has_params=False if flag is False else receiver.has_params)
+        return receiver.but(requires_grad=flag)
+
+    def _model_retype(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                      tensor: Value | None) -> Value:
+        if tensor is None or not (args.positional or args.keywords):
+            return OTHER  # ``t.type()`` without arguments is the type's name
+        self.facts.dtype_decided.update(tensor.float64_origins)
+        return tensor.but(dtype=None, float64_origins=frozenset())
+
+    def _tensor_move(self, node: cst.Call, tensor: Value, destination: str | None, args: Args) -> Value:
+        """``t.to(...)`` (destination None), ``t.cpu()``, ``t.cuda()``/``t.xpu()``... (\"cpu\", \"accelerator\")."""
+        dtype: str | None = tensor.dtype
+        decided = False
+        if destination is None:
+            for value in (*args.positional, args.keywords.get("dtype"), args.keywords.get("other")):
+                if value is None:
+                    continue
+                if value.kind is Kind.REF and self._dtype_of_value(value):
+                    dtype, decided = self._dtype_of_value(value), True
+                elif value.kind is Kind.TENSOR:
+                    dtype, decided = value.dtype, True
+                elif value.kind is Kind.UNKNOWN and any(
+                        v is value and not names_a_device(n) for v, n in zip(args.positional, args.positional_nodes)):
+                    dtype, decided = None, True  # ``.to(x)``: x may be a dtype, unless it is named as a device
+            if "dtype" in args.keywords:
+                decided = True
+        if decided:
+            self.facts.dtype_decided.update(tensor.float64_origins)
+        on_accelerator = self._destination_on_accelerator(destination, args, tensor.on_accelerator)
+        moved = tensor.but(dtype=dtype, on_accelerator=on_accelerator,
+                           float64_origins=frozenset() if decided else tensor.float64_origins)
+        loop = self._current_loop()
+        if (on_accelerator and loop is not None and tensor.loop_item == loop.id
+                and tensor.on_accelerator is not True):
+            moved = moved.but(transfer=node)
+        return moved
+
+    def _destination_on_accelerator(self, destination: str | None, args: Args, current: bool | None
+                                    ) -> bool | None:
+        if destination == "accelerator":
+            return True
+        if destination == "cpu":
+            return False
+        device = args.keywords.get("device")
+        if device is not None:
+            return device_on_accelerator(device)
+        for value, node in zip(args.positional, args.positional_nodes):
+            if value.kind is Kind.REF and self._dtype_of_value(value):
+                continue  # ``.to(torch.float32)``: the device stays
+            if value.kind is Kind.UNKNOWN and names_a_dtype(node):
+                continue  # ``.to(dtype)``
+            return device_on_accelerator(value)
+        return current
+
+    # dtype arguments
+
+    def _dtype_argument(self, args: Args, position: int | None) -> str | None:
+        """The canonical dtype given by ``dtype=`` (or at ``position``): None when not given; "?" when unknown."""
+        value = args.keywords.get("dtype")
+        if value is None and position is not None and len(args.positional) > position:
+            value = args.positional[position]
+        if value is None or value.kind is Kind.NONE:
+            return None
+        return self._dtype_of_value(value) or "?"
+
+    def _dtype_of_value(self, value: Value) -> str | None:
+        if value.kind is Kind.REF and value.qualname:
+            module, _, name = value.qualname.rpartition(".")
+            if module in ("numpy", "torch"):
+                return DTYPE_NAMES.get(name)
+            if module == "builtins":
+                return BUILTIN_DTYPES.get(name)
+            return None
+        if value.kind is Kind.STRING and value.literal:
+            # strings are NumPy's: "float" means float64 there, as the builtin does
+            return BUILTIN_DTYPES.get(value.literal) or DTYPE_NAMES.get(value.literal)
+        return None
+
+
+def device_on_accelerator(value: Value | None) -> bool | None:
+    """Whether a ``device=``/``.to()`` argument may name an accelerator. Unknown devices may."""
+    if value is None:
+        return None
+    if value.kind is Kind.DEVICE:
+        return value.on_accelerator
+    if value.kind is Kind.STRING:
+        if value.literal is None:
+            return True
+        if value.literal.startswith("cpu"):
+            return False
+        if value.literal.startswith(api.ACCELERATOR_DEVICE_PREFIXES):
+            return True
+        return None  # "meta" and other devices: not the accelerator NPT002 speaks of
+    if value.kind is Kind.NONE:
+        return False
+    if value.kind is Kind.NUMBER and value.dtype == "int":
+        return True
+    if value.kind is Kind.TENSOR:
+        return value.on_accelerator
+    if value.kind in (Kind.UNKNOWN, Kind.REF):
+        return True  # a parameter, ``args.device``, an imported ``DEVICE``: it may name an accelerator
+    return None
