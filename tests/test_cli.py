@@ -138,3 +138,17 @@ def test_console_scripts_run(write):
     assert result.returncode == 1 and b"NPT001" in result.stdout
     result = run_command("np2torch-lint", "--version")
     assert result.returncode == 0 and b"np2torch-lint" in result.stdout
+
+
+def test_readme_usage_lists_every_option_and_format():
+    from helpers import REPO
+    from np2torch_lint.cli import build_parser
+    from np2torch_lint.report import FORMATS
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    usage = readme[readme.index("## Usage"):readme.index("## flake8")]
+    options = {option for parser in (build_parser(), build_parser(fixing=True)) for action in parser._actions
+               for option in action.option_strings if option.startswith("--")} - {"--help", "--version"}
+    missing = sorted(option for option in options if option not in usage)
+    assert missing == []
+    assert all(f"`{name}`" in usage for name in FORMATS)
