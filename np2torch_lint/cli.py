@@ -67,7 +67,7 @@ def build_parser(fixing: bool = False) -> argparse.ArgumentParser:
         rules.add_argument("--explain", metavar="CODE", help="print a rule's documentation and exit")
 
     output = parser.add_argument_group("output")
-    output.add_argument("--output-format", choices=[*FORMATS, *ALIASES], default="concise",
+    output.add_argument("--output-format", choices=[*FORMATS, *ALIASES], default="concise", metavar="FORMAT",
                         help="concise (default), full (with source lines), json, json-lines, github, gitlab or "
                              "sarif; colours on a terminal only (NO_COLOR, FORCE_COLOR)")
     output.add_argument("--show-fixes", action="store_true", help="show each finding's fix")
@@ -81,9 +81,9 @@ def build_parser(fixing: bool = False) -> argparse.ArgumentParser:
         fixes.add_argument("--add-noqa", action="store_true",
                            help="add a '# noqa: CODE' comment for every finding (to adopt the linter on a large "
                                 "codebase), then exit 0")
+    unsafe_help = "also apply fixes that may change aliasing, dtype or shapes (most NPT003-NPT005; docs/fixing.md)"
     fixes.add_argument("--unsafe-fixes", action="store_true",
-                       help="also apply fixes that may change aliasing, dtype or shapes (most NPT003-NPT005 "
-                            "fixes; see docs/fixing.md)")
+                       help=unsafe_help if fixing else unsafe_help + "; without --fix, mark them fixable")
     fixes.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     fixes.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
     fixes.add_argument("--fix-style", choices=[style.value for style in FixStyle], default=None,
@@ -254,8 +254,9 @@ def _lint(settings: Settings, args: argparse.Namespace, output_format: str) -> i
 
 
 def _fix(settings: Settings, args: argparse.Namespace, output_format: str) -> int:
-    """Fix, then list what is left in the chosen format (on standard error when standard output carries the
-    fixed code or the diff), and a summary that counts only what was written."""
+    """Fix, then list what is left in the chosen format (on standard error when standard output carries a stdin
+    filter's fixed code; not at all with --diff, whose output is a patch), and a summary on standard error that
+    counts only what was written."""
     writes = not (args.diff or args.check)
     shows_edits = FORMATS[output_format].shows_edits and not args.statistics
     run = fix(args.paths, settings, stdin_filename=args.stdin_filename, unsafe=args.unsafe_fixes, writes=writes,
