@@ -12,6 +12,7 @@ left), 2 a usage or configuration error, or a file that could not be read, parse
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import os
 import sys
@@ -142,7 +143,7 @@ def settings_for(args: argparse.Namespace) -> Settings:
         overrides["respect_gitignore"] = args.respect_gitignore
     if args.force_exclude is not None:
         overrides["force_exclude"] = args.force_exclude
-    return Settings(**{**settings.__dict__, **overrides}) if overrides else settings
+    return dataclasses.replace(settings, **overrides)
 
 
 def _rule_main(argv: list[str]) -> int:

@@ -48,10 +48,12 @@ def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, error
             stdin_bytes.append(data)
         if not (settings.force_exclude and is_excluded(stdin_filename, settings.exclude, settings.root)):
             try:
-                yield Input(stdin_filename, decode_source(data),
-                            settings.enabled_codes(relative_to(stdin_filename, settings.root)), True)
+                source = decode_source(data)
             except SourceError as error:
                 errors.append(f"{stdin_filename}: could not parse: {error}")
+            else:
+                yield Input(stdin_filename, source, settings.enabled_codes(relative_to(stdin_filename, settings.root)),
+                            True)
     files = iter_python_files([p for p in paths if p != "-"], settings.exclude, settings.root,
                               respect_gitignore=settings.respect_gitignore, force_exclude=settings.force_exclude)
     for item in files:
