@@ -2,6 +2,7 @@
 
     np2torch-lint [check] [PATH ...]      lint (``check`` may be left out)
     np2torch-lint rule CODE | --all       a rule's page, or the table of rules
+    np2torch-lint server                  the language server, for editors
     np2torch-fix [PATH ...]               np2torch-lint --fix
 
 Every option is declared in ``build_parser``, one group per concern; a subcommand is one entry in
@@ -48,8 +49,8 @@ def build_parser(fixing: bool = False) -> argparse.ArgumentParser:
         prog=prog,
         description=("Fix" if fixing else "Find") + " NumPy <-> PyTorch conversion pitfalls (rules NPT001-NPT005).",
         epilog=(("" if fixing else "commands: 'np2torch-lint rule CODE' or 'rule --all' shows the rules; "
-                 "'np2torch-lint check PATH' is the default command (write './rule' to lint a path named "
-                 "'rule'). ")
+                 "'np2torch-lint server' runs the language server; 'np2torch-lint check PATH' is the default "
+                 "command (write './rule' to lint a path named 'rule'). ")
                 + "exit status: 0 clean, 1 findings" + (" left or files changed" if fixing else
                                                         " (with --fix: findings left or files changed)")
                 + ", 2 usage or configuration error, or a file that could not be read, parsed or written"),
@@ -169,8 +170,15 @@ def _explain(parser: argparse.ArgumentParser, code: str, as_json: bool = False) 
     return EXIT_CLEAN
 
 
-#: ``np2torch-lint NAME ...`` runs ``SUBCOMMANDS[NAME](rest of the arguments)``; anything else is linting.
-SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {"rule": _rule_main}
+def _server_main(argv: list[str]) -> int:
+    from .server import main as serve  # the language server (the [lsp] extra) is imported only when asked for
+
+    return serve(argv)
+
+
+#: ``np2torch-lint NAME ...`` runs ``SUBCOMMANDS[NAME](rest of the arguments)``; anything else is linting (a folder
+#: named like a command is linted as ``./server`` or ``check server``).
+SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {"rule": _rule_main, "server": _server_main}
 
 
 def _closed_pipe_is_quiet(command: Callable[[list[str] | None], int]) -> Callable[[list[str] | None], int]:
@@ -275,6 +283,6 @@ def _fix(settings: Settings, args: argparse.Namespace, output_format: str) -> in
 
 def _add_noqa(settings: Settings, args: argparse.Namespace) -> int:
     run = add_noqa_comments(args.paths, settings)
-    _print_errors(run.errors)
+    _print_errors(run.errors + run.notes)
     print(f"added {plural(run.added, 'noqa comment')} to {plural(run.files, 'file')}", file=sys.stderr)
     return EXIT_ERROR if run.errors else EXIT_CLEAN

@@ -18,12 +18,12 @@ from .diagnostics import Diagnostic
 from .edits import FixEdits
 from .engine import analyse_text, by_position
 from .files import (
-    PathProblem, Source, SourceError, decode_source, is_excluded, iter_python_files, read_source, relative_to,
-    write_atomically,
+    PathProblem, Source, SourceError, decode_source, is_excluded, is_notebook, iter_python_files, read_source,
+    relative_to, write_atomically,
 )
-from .fixer import FixError, fix_text
+from .fixer import FixError, FixOutcome, fix_text
 from .noqa import filter_suppressed
-from .report import Report, Reported
+from .report import Report, Reported, plural
 from .rule_pages import RuleInfo
 
 
@@ -54,7 +54,7 @@ def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, error
             else:
                 yield Input(stdin_filename, source, settings.enabled_codes(relative_to(stdin_filename, settings.root)),
                             True)
-    files = iter_python_files([p for p in paths if p != "-"], settings.exclude, settings.root,
+    files = iter_python_files([p for p in paths if p != "-"], settings.exclude, settings.root, settings.include,
                               respect_gitignore=settings.respect_gitignore, force_exclude=settings.force_exclude)
     for item in files:
         if isinstance(item, PathProblem):
@@ -72,6 +72,11 @@ def _lint_one(each: Input, settings: Settings, shows_edits: bool, text: str | No
     """The findings of one input (of ``text`` instead of its source, when given), sorted, with their fixes' edits
     when the format shows them; raises ``SourceError`` when it does not parse."""
     text = each.source.text if text is None else text
+    if is_notebook(each.name):  # findings by cell; no edits, whose positions would be in the cells joined
+        from .notebooks import lint_notebook
+
+        found = lint_notebook(text, each.name, each.codes, settings.fix_style)
+        return [Reported(d) for d in sorted(found, key=lambda d: (d.cell or 0, d.line, d.column, d.code))]
     analysis = analyse_text(text, each.name, each.codes, settings.fix_style)
     kept = filter_suppressed(analysis.diagnostics, text)
     if not kept:
@@ -81,6 +86,14 @@ def _lint_one(each: Input, settings: Settings, shows_edits: bool, text: str | No
     finding_of = {id(d): finding for d, finding in zip(analysis.diagnostics, analysis.findings)}
     edits = FixEdits(analysis.module, analysis.positions, settings.fix_style, analysis.facts.module_names)
     return [Reported(d, tuple(edits.of(finding_of[id(d)]))) for d in by_position(kept)]
+
+
+def _fix_one(each: Input, settings: Settings, unsafe: bool) -> FixOutcome:
+    if is_notebook(each.name):
+        from .notebooks import fix_notebook
+
+        return fix_notebook(each.source.text, each.name, each.codes, settings.fix_style, unsafe)
+    return fix_text(each.source.text, each.name, each.codes, settings.fix_style, unsafe)
 
 
 def lint(paths: list[str], settings: Settings, stdin_filename: str = "stdin", shows_edits: bool = False
@@ -96,7 +109,8 @@ def lint(paths: list[str], settings: Settings, stdin_filename: str = "stdin", sh
             continue
         if found:
             report.findings.extend(found)
-            report.sources[each.name] = each.source.text
+            if not is_notebook(each.name):  # a notebook's text is JSON: its lines are not the findings' lines
+                report.sources[each.name] = each.source.text
     return report, errors
 
 
@@ -130,7 +144,7 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
     stdin_bytes: list[bytes] = []
     for each in iter_inputs(paths, settings, stdin_filename, run.errors, stdin_bytes):
         try:
-            outcome = fix_text(each.source.text, each.name, each.codes, settings.fix_style, unsafe)
+            outcome = _fix_one(each, settings, unsafe)
         except SourceError as error:
             run.errors.append(f"{each.name}: could not parse: {error}")
             continue
@@ -138,7 +152,9 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
             run.errors.append(f"{each.name}: internal error, file left unchanged: {error}")
             continue
         changed = outcome.text != each.source.text
-        if diff is not None and changed:
+        if diff is not None and changed and is_notebook(each.name):
+            diff.writelines(outcome.diff_lines(each.name))  # a NotebookFixOutcome: a diff per cell
+        elif diff is not None and changed:
             diff.writelines(difflib.unified_diff(
                 each.source.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True),
                 fromfile=each.name, tofile=each.name))
@@ -158,11 +174,12 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
             text, left = outcome.text, [Reported(d) for d in outcome.remaining]
         else:
             text, left = each.source.text, []  # everything found is still there: found again below
-        if not written or (shows_edits and any(item.diagnostic.fix for item in left)):
+        if not written or (shows_edits and not is_notebook(each.name) and any(item.diagnostic.fix for item in left)):
             left = _lint_one(each, settings, shows_edits, text)
         if left:
             run.report.findings.extend(left)
-            run.report.sources[each.name] = text
+            if not is_notebook(each.name):
+                run.report.sources[each.name] = text
     if writes and stdin_bytes and not run.filtered_stdin:
         sys.stdout.buffer.write(stdin_bytes[0])  # a filter never loses its input: pass it through unchanged
         run.filtered_stdin = True
@@ -174,6 +191,7 @@ class NoqaRun:
     added: int = 0  # comments added or extended
     files: int = 0
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what was left alone, and why (not an error)
 
 
 def add_noqa_comments(paths: list[str], settings: Settings) -> NoqaRun:
@@ -184,6 +202,10 @@ def add_noqa_comments(paths: list[str], settings: Settings) -> NoqaRun:
             found = _lint_one(each, settings, shows_edits=False)
         except SourceError as error:
             run.errors.append(f"{each.name}: could not parse: {error}")
+            continue
+        if found and is_notebook(each.name):
+            run.notes.append(f"{each.name}: {plural(len(found), 'finding')} left: --add-noqa does not change "
+                             "notebooks yet (per-file-ignores can cover them)")
             continue
         text, added = add_noqa(each.source.text, [item.diagnostic for item in found])
         if not added:

@@ -25,11 +25,13 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from .files import DEFAULT_INCLUDE
 from .fixes import FixStyle
 from .rules import RULES_BY_CODE
 
 TABLE = "np2torch-lint"
-KNOWN_KEYS = ("select", "ignore", "exclude", "per-file-ignores", "fix-style", "respect-gitignore", "force-exclude")
+KNOWN_KEYS = ("select", "ignore", "exclude", "include", "extend-include", "per-file-ignores", "fix-style",
+              "respect-gitignore", "force-exclude")
 _CODE_PREFIX = re.compile(r"^[A-Z]{1,3}[0-9]{0,3}$")
 CODE_HINT = "like NPT001, or a prefix like NPT"
 
@@ -74,6 +76,8 @@ def _longest_prefix(code: str, prefixes: tuple[str, ...]) -> int:
 class Settings:
     selections: tuple[RuleSelection, ...] = (DEFAULT_SELECTION,)
     exclude: tuple[str, ...] = ()
+    #: globs of the files to lint inside folders: ``include`` replaces the default, ``extend-include`` adds to it
+    include: tuple[str, ...] = DEFAULT_INCLUDE
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     fix_style: FixStyle = FixStyle.HELPERS
     respect_gitignore: bool = True  # skip what .gitignore (in a git repository) and .ignore files leave out
@@ -194,11 +198,14 @@ def load_settings(pyproject: Path | None) -> Settings:
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: expected a table, got {_describe(table)}")
     reader = _TableReader(table, where)
+    include = reader.strings("include")
     selection = RuleSelection(select=reader.codes("select") if "select" in table else None,
                               ignore=reader.codes("ignore") or ())
     settings = Settings(
         selections=(DEFAULT_SELECTION, selection),
         exclude=reader.strings("exclude") or (),
+        include=tuple(dict.fromkeys((*(DEFAULT_INCLUDE if include is None else include),
+                                     *(reader.strings("extend-include") or ())))),
         per_file_ignores=reader.per_file_ignores("per-file-ignores"),
         fix_style=FixStyle(reader.choice("fix-style", [style.value for style in FixStyle]) or FixStyle.HELPERS),
         respect_gitignore=reader.boolean("respect-gitignore", default=True),

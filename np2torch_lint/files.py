@@ -1,11 +1,12 @@
-"""Finding the files to lint (excludes, .gitignore), reading them (bytes -> text, with the encoding, BOM and newlines
-kept) and writing them back atomically."""
+"""Finding the files to lint (include, exclude, .gitignore), reading them (bytes -> text, with the encoding, BOM and
+newlines kept) and writing them back atomically."""
 
 from __future__ import annotations
 
 import fnmatch
 import io
 import os
+import re
 import stat
 import tempfile
 import tokenize
@@ -13,9 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-import pathspec
+from .ignore_files import Ignores, ignore_files_above
 
-PYTHON_SUFFIXES = (".py", ".pyi")
+#: the files linted when found inside folders (ruff's default); ``include``/``extend-include`` in the config
+DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
+NOTEBOOK_SUFFIX = ".ipynb"
+_SUFFIX_PATTERN = re.compile(r"\*\.[^*?\[\]/]+")
 # Folders never worth linting (ruff's defaults); a folder holding ``pyvenv.cfg`` is a virtual environment too.
 SKIPPED_FOLDERS = frozenset({
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
@@ -41,6 +45,11 @@ class PathProblem:
 
     path: str
     reason: str
+
+
+def is_notebook(path: str) -> bool:
+    """A Jupyter notebook, read as JSON by ``np2torch_lint.notebooks`` rather than as Python."""
+    return path.endswith(NOTEBOOK_SUFFIX)
 
 
 def decode_source(data: bytes) -> Source:
@@ -81,32 +90,31 @@ def matches_any(relative_path: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-def iter_python_files(paths: Iterable[str], exclude: Iterable[str] = (), root: Path | None = None, *,
-                      respect_gitignore: bool = True, force_exclude: bool = False) -> Iterator[str | PathProblem]:
-    """The Python files under ``paths``, in a stable order.
+def iter_python_files(paths: Iterable[str], exclude: Iterable[str] = (), root: Path | None = None,
+                      include: Iterable[str] = DEFAULT_INCLUDE, *, respect_gitignore: bool = True,
+                      force_exclude: bool = False) -> Iterator[str | PathProblem]:
+    """The Python files and notebooks under ``paths``, in a stable order.
 
-    ``exclude`` (globs relative to ``root``), the default skipped folders and, with ``respect_gitignore``, the
-    ``.gitignore`` files of a git repository and any ``.ignore`` files apply to what is found inside folders. A
-    path given explicitly is linted anyway, unless ``force_exclude`` (what pre-commit, which passes every file,
-    needs) and ``exclude`` or a skipped folder matches it. Symbolic links to folders are followed once: a link
-    back into a folder already being walked is reported as a loop.
+    ``include`` and ``exclude`` (globs relative to ``root``), the default skipped folders and, with
+    ``respect_gitignore``, the ``.gitignore`` files of a git repository and any ``.ignore`` files apply to what is
+    found inside folders. A path given explicitly is linted anyway, unless ``force_exclude`` (what pre-commit,
+    which passes every file, needs) and ``exclude`` or a skipped folder matches it. Symbolic links to folders are
+    followed once: a link back into a folder already being walked is reported as a loop.
     """
     exclude = tuple(exclude)
     root = (root or Path.cwd()).resolve()
+    included = _Included(tuple(include))
     for path in paths:
         if force_exclude and is_excluded(path, exclude, root):
             continue
-        if path.endswith(".ipynb"):
-            yield PathProblem(path, "Jupyter notebooks are not supported yet; lint the output of "
-                                    "`jupyter nbconvert --to script` instead")
-        elif os.path.isfile(path):
+        if os.path.isfile(path):
             yield path
         elif os.path.isdir(path):
             absolute = os.path.abspath(path)
-            ignores = _ignore_files_above(absolute) if respect_gitignore else None
+            ignores = ignore_files_above(absolute) if respect_gitignore else None
             if ignores is not None and ignores.is_ignored(absolute, True):
-                ignores = _Ignores((), ignores.in_git)  # an ignored folder given explicitly: only what is inside
-            yield from _walk(_Folder(path, absolute, ignores), exclude, root, set())
+                ignores = Ignores((), ignores.in_git)  # an ignored folder given explicitly: only what is inside
+            yield from _walk(_Folder(path, absolute, ignores), exclude, root, set(), included)
         elif os.path.islink(path):
             yield PathProblem(path, "broken symbolic link or symbolic link loop")
         else:
@@ -124,79 +132,26 @@ def is_excluded(path: str, exclude: tuple[str, ...], root: Path) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class _IgnoreFile:
-    """The patterns of one ``.gitignore``/``.ignore`` file, relative to the folder holding it."""
+class _Included:
+    """Whether a file found in a folder is to be linted; ``*.py``-style patterns cost one ``str.endswith``."""
 
-    prefix: str  # that folder's absolute path, ending with a separator
-    spec: pathspec.GitIgnoreSpec
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self.suffixes = tuple(p[1:] for p in patterns if _SUFFIX_PATTERN.fullmatch(p))
+        self.globs = tuple(p for p in patterns if not _SUFFIX_PATTERN.fullmatch(p))
 
-    def decides(self, absolute_path: str, is_dir: bool) -> bool | None:
-        """True: ignored; False: re-included by a ``!pattern``; None: no pattern matches."""
-        relative = absolute_path[len(self.prefix):].replace(os.sep, "/") + ("/" if is_dir else "")
-        return self.spec.check_file(relative).include
-
-
-@dataclass(frozen=True, slots=True)
-class _Ignores:
-    """The ignore files in force in a folder, outermost first; ``in_git`` says whether .gitignore counts there."""
-
-    files: tuple[_IgnoreFile, ...]
-    in_git: bool
-
-    def is_ignored(self, absolute_path: str, is_dir: bool) -> bool:
-        for ignore_file in reversed(self.files):  # the deepest file that has a say decides (git's order)
-            decision = ignore_file.decides(absolute_path, is_dir)
-            if decision is not None:
-                return decision
-        return False
-
-    def entering(self, absolute_folder: str, names: Iterable[str]) -> _Ignores:
-        in_git = self.in_git or ".git" in names
-        wanted = (".gitignore", ".ignore") if in_git else (".ignore",)  # .ignore overrides .gitignore (ripgrep)
-        found = [_read_ignore_file(os.path.join(absolute_folder, name), absolute_folder)
-                 for name in wanted if name in names]
-        added = tuple(ignore_file for ignore_file in found if ignore_file is not None)
-        return _Ignores(self.files + added, in_git) if added or in_git != self.in_git else self
-
-
-def _read_ignore_file(path: str, folder: str) -> _IgnoreFile | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as stream:
-            lines = stream.read().splitlines()
-    except OSError:  # an unreadable ignore file ignores nothing, as in git
-        return None
-    return _IgnoreFile(os.path.join(folder, ""), pathspec.GitIgnoreSpec.from_lines(lines))
-
-
-def _ignore_files_above(absolute_folder: str) -> _Ignores:
-    """The ignore files that apply inside ``absolute_folder`` from the folders above it, up to its git repository's
-    root (with ``.git/info/exclude``); outside a repository, none (only the walked folders' own ``.ignore``)."""
-    here = Path(absolute_folder)
-    repository = next((folder for folder in (here, *here.parents) if (folder / ".git").exists()), None)
-    if repository is None:
-        return _Ignores((), False)
-    exclude_file = _read_ignore_file(str(repository / ".git" / "info" / "exclude"), str(repository))
-    ignores = _Ignores(() if exclude_file is None else (exclude_file,), True)
-    folders = [folder for folder in reversed(here.parents) if folder == repository or repository in folder.parents]
-    for folder in folders:
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        ignores = ignores.entering(str(folder), names)
-    return ignores
+    def __call__(self, name: str, path: str, root: Path) -> bool:
+        return name.endswith(self.suffixes) or bool(self.globs) and matches_any(relative_to(path, root), self.globs)
 
 
 @dataclass(frozen=True, slots=True)
 class _Folder:
     path: str  # as the user gave it, joined with the names below it
     absolute: str
-    ignores: _Ignores | None  # None: ignore files are not respected
+    ignores: Ignores | None  # None: ignore files are not respected
 
 
-def _walk(folder: _Folder, exclude: tuple[str, ...], root: Path, ancestors: set[tuple[int, int]]
-          ) -> Iterator[str | PathProblem]:
+def _walk(folder: _Folder, exclude: tuple[str, ...], root: Path, ancestors: set[tuple[int, int]],
+          included: _Included) -> Iterator[str | PathProblem]:
     try:
         status = os.stat(folder.path)
         entries = sorted(os.scandir(folder.path), key=lambda entry: entry.name)
@@ -227,8 +182,8 @@ def _walk(folder: _Folder, exclude: tuple[str, ...], root: Path, ancestors: set[
             continue
         if is_dir:
             if entry.name not in SKIPPED_FOLDERS and not entry.name.endswith(".egg-info"):
-                yield from _walk(_Folder(path, absolute, ignores), exclude, root, ancestors)
-        elif is_file and entry.name.endswith(PYTHON_SUFFIXES):
+                yield from _walk(_Folder(path, absolute, ignores), exclude, root, ancestors, included)
+        elif is_file and included(entry.name, path, root):
             yield path
         elif entry.is_symlink() and not os.path.exists(path):
             yield PathProblem(path, "broken symbolic link or symbolic link loop")

@@ -64,8 +64,8 @@ def test_json_output_has_the_documented_keys(write, capsys):
     assert code == 1
     [item] = json.loads(out)
     import_edit, call_edit = item["fix"]["edits"]  # where the import goes is the fixer's choice
-    assert item == {"code": "NPT001", "message": item["message"], "filename": str(path), "line": 3, "column": 1,
-                    "end_line": 3, "end_column": 10,
+    assert item == {"code": "NPT001", "message": item["message"], "filename": str(path), "cell": None, "line": 3,
+                    "column": 1, "end_line": 3, "end_column": 10,
                     "fix": {"applicability": "safe", "message": "Convert with to_numpy()",
                             "edits": [import_edit, call_edit]}}
     assert import_edit["content"].startswith("from np2torch_lint.runtime import to_numpy\n")

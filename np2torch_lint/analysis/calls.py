@@ -6,8 +6,9 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import Args
+from .definitions import ClassInfo, FunctionInfo
 from .models import Model
-from .values import NONE, UNKNOWN, Kind, Value, either_all, join, ref
+from .values import NONE, UNKNOWN, Kind, Value, either_all, join, join_all, member
 
 
 class CallsMixin:
@@ -19,13 +20,9 @@ class CallsMixin:
             receiver = self.eval(func.value)
             method = func.attr.value
             if receiver.kind is not Kind.REF:
-                if (self.class_context is not None and isinstance(func.value, cst.Name)
-                        and func.value.value == self.class_context.self_name):
-                    receiver = self.class_context.attributes.get(method, UNKNOWN)
-                    return self._call_value(node, receiver, self._eval_args(node, None))
                 args = self._eval_args(node, None)
                 return self._call_method(node, func, receiver, method, args)
-            callee = ref(f"{receiver.qualname}.{method}")
+            callee = member(receiver, method)
         else:
             callee = self.eval(func)
         qualname = callee.qualname if callee.kind is Kind.REF else None
@@ -60,6 +57,8 @@ class CallsMixin:
 
     def _call_value(self, node: cst.Call, callee: Value, args: Args) -> Value:
         kind = callee.kind
+        if kind is Kind.REF and callee.items is not None:
+            return self._call_one_of(node, callee.items, args)
         if kind is Kind.REF:
             result = self._call_qualname(node, callee.qualname or "", args)
             if result.loop_item is None and (result.is_numpy or result.kind is Kind.TENSOR):
@@ -69,10 +68,15 @@ class CallsMixin:
                 if item is not None:
                     result = result.but(loop_item=item)
             return result
+        definition = callee.definition
+        if kind is Kind.FUNCTION and isinstance(definition, FunctionInfo):
+            return self._call_function(definition, args)
+        if kind is Kind.CLASS and isinstance(definition, ClassInfo):
+            return self._call_class(definition)
+        if isinstance(definition, ClassInfo):  # an object of a class of this file
+            return self._call_instance(callee, definition, args)
         if kind is Kind.NN_MODULE:
             return self._module_output(callee, args)
-        if kind is Kind.NN_MODULE_CLASS:
-            return Value(Kind.NN_MODULE, has_params=True, on_accelerator=False)
         if kind is Kind.INSTANCE and callee.qualname:
             model = self.models.call(callee.qualname + ".__call__")
             if model is not None:
@@ -98,6 +102,7 @@ class CallsMixin:
     def _module_output(self, module: Value, args: Args) -> Value:
         inputs = args.all_values()
         tensors = [v for v in inputs if v.kind is Kind.TENSOR]
+        self._note_module_dtype(module, args)
         if self.grad_enabled is False:
             requires_grad: bool | None = False
         elif module.has_params:
@@ -108,6 +113,26 @@ class CallsMixin:
             requires_grad = None
         on_accelerator = either_all([module.on_accelerator, *(v.on_accelerator for v in tensors)])
         return Value(Kind.TENSOR, requires_grad=requires_grad, on_accelerator=on_accelerator)
+
+    def _note_module_dtype(self, module: Value, args: Args) -> None:
+        """A module converted with ``.double()`` takes float64 on purpose: what is fed to it was decided."""
+        if module.dtype == "float64":
+            for tensor in args.tensors():
+                self.facts.dtype_decided.update(tensor.float64_origins)
+
+    def _call_one_of(self, node: cst.Call, choices: tuple[Value, ...], args: Args) -> Value:
+        """A call of one of several library callables chosen at run time: a NumPy -> torch conversion when they
+        all convert (the legacy ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``), else what
+        they all give, joined, with no facts recorded."""
+        qualnames = [choice.qualname or "" for choice in choices]
+        models = [self.models.call(qualname) for qualname in qualnames]
+        if all(model is not None and "converts" in model.params for model in models):
+            return self._numpy_to_tensor(node, qualnames[0], models[0], args, choices=dict(zip(qualnames, models)))
+        saved, self.facts = self.facts, self._silent_facts()
+        try:
+            return join_all([self._call_value(node, choice, args) for choice in choices]) or UNKNOWN
+        finally:
+            self.facts = saved
 
     def _call_qualname(self, node: cst.Call, qualname: str, args: Args) -> Value:
         if qualname.startswith("builtins."):
@@ -124,6 +149,26 @@ class CallsMixin:
             return self._sequence_method(func, receiver, method, args)
         if kind is Kind.UNKNOWN and method == "append" and args.first is not None:
             self._note_collected(args.first, "append")  # ``self.batches.append(x.cuda())``: still collected
+        if kind is Kind.UNKNOWN:
+            move = self.models.call(f"torch.Tensor.{method}")
+            if move is not None and move.kind == "move":
+                # ``batch.cuda()``, ``x.to(device)``: only tensors (and modules) move; where the result is later
+                # used as a tensor, it is one on that device. Nothing else of ``batch`` is known.
+                return self._apply_model(node, f"torch.Tensor.{method}", move, args, Value(Kind.TENSOR))
+        definition = receiver.definition
+        if isinstance(definition, ClassInfo):
+            found = definition.method(method)
+            if found is not None:
+                is_class = receiver.kind is Kind.CLASS
+                if is_class and found.role == "method":
+                    return self._call_function(found, args)  # ``Class.method(obj, ...)``
+                return self._call_function(found, args, receiver if not is_class or found.role == "classmethod"
+                                           else None)
+            stored = definition.attribute(method)
+            if stored is not None:  # ``self.encoder(x)``: an attribute that holds something callable
+                return self._call_value(node, stored, args)
+            if receiver.kind is Kind.CLASS:
+                return UNKNOWN
         owner = class_of(receiver)
         model = None if owner is None else self.models.call(f"{owner}.{method}")
         if model is None:

@@ -7,10 +7,10 @@ import libcst as cst
 from . import known_apis as api
 from .arguments import Args
 from .calls import class_of
+from .definitions import ClassInfo
 from .numpy_semantics import numpy_arithmetic
-from .scope import Scope
 from .syntax import int_literal, is_copy_flag_test
-from .values import NONE, OTHER, UNKNOWN, Kind, Value, either_all, join, join_all, ref
+from .values import NONE, UNKNOWN, Kind, Value, either_all, join, join_all, member, ref
 
 
 class ExpressionsMixin:
@@ -38,12 +38,13 @@ class ExpressionsMixin:
 
     def _attribute(self, node: cst.Attribute) -> Value:
         attribute = node.attr.value
-        context = self.class_context
-        if context is not None and isinstance(node.value, cst.Name) and node.value.value == context.self_name:
-            return context.attributes.get(attribute, UNKNOWN)
         owner = self.eval(node.value)
         if owner.kind is Kind.REF:
-            return ref(f"{owner.qualname}.{attribute}")
+            return member(owner, attribute)
+        if isinstance(owner.definition, ClassInfo):
+            found = self._class_attribute(owner, owner.definition, attribute)
+            if found is not None:
+                return found
         if owner.kind is Kind.NN_MODULE:
             tensor = self._module_tensor(owner, attribute)
             if tensor is not None:
@@ -123,10 +124,22 @@ class ExpressionsMixin:
         self.eval(node.test)
         mentions_copy = is_copy_flag_test(node.test)
         self.copy_tests += mentions_copy
+        when_true, when_false = self._narrowing(node.test)
         try:
-            return join(self.eval(node.body), self.eval(node.orelse))
+            return join(self._eval_narrowed(node.body, when_true), self._eval_narrowed(node.orelse, when_false))
         finally:
             self.copy_tests -= mentions_copy
+
+    def _eval_narrowed(self, node: cst.BaseExpression, narrowed: dict[str, Value]) -> Value:
+        if not narrowed:
+            return self.eval(node)
+        saved = self.scope
+        self.scope = saved.copy()
+        self.scope.names.update(narrowed)
+        try:
+            return self.eval(node)
+        finally:
+            self.scope = saved
 
     def _list_or_tuple(self, node: cst.List | cst.Tuple) -> Value:
         items = []
@@ -144,18 +157,6 @@ class ExpressionsMixin:
         value = self.eval(node.value)
         self._bind(node.target, value)
         return value
-
-    def _lambda(self, node: cst.Lambda) -> Value:
-        self._eval_parameter_defaults(node.params)
-        saved, saved_grad = self.scope, self.grad_enabled
-        self.scope = Scope(saved)
-        self.grad_enabled = True  # a lambda runs when called, like a def: not in the block it is written in
-        self._bind_parameters(node.params, self.scope)
-        try:
-            self.eval(node.body)
-        finally:
-            self.scope, self.grad_enabled = saved, saved_grad
-        return OTHER
 
     def _binary_operation(self, node: cst.BinaryOperation) -> Value:
         return self._binary(self.eval(node.left), self.eval(node.right), node.operator)

@@ -35,6 +35,9 @@ class LibraryMixin:
         kind = model.kind
         if kind == "ndarray" or kind == "numpy-value":
             return self._array_result(node, qualname, model, args, receiver)
+        if "decides-dtype" in model.flags and kind != "same":
+            for tensor in args.tensors():  # ``gradcheck(f, (x,))``: float64 on purpose
+                self.facts.dtype_decided.update(tensor.float64_origins)
         if kind == "same":
             return self._changed_receiver(model, args, receiver)
         if kind == "tensor":
@@ -168,6 +171,8 @@ class LibraryMixin:
                 return to_float_result(base, reduction=kind is Kind.NUMPY_VALUE)
             result = base.but(kind=kind, items=None)
             return widened(result) if "widens-ints" in model.flags else result
+        if base.kind is Kind.NN_MODULE and model.dtype is not None:
+            return base.but(dtype=model.dtype)  # ``model.double()``: its parameters are float64 now
         return base
 
     def _changed_tensor(self, model: Model, args: Args, tensor: Value) -> Value:
@@ -264,7 +269,8 @@ class LibraryMixin:
         else:
             has_params = True
         device = args.keywords.get("device")
-        return Value(Kind.NN_MODULE, qualname=qualname, has_params=has_params,
+        dtype = self._dtype_argument(args, None) if "dtype" in args.keywords else None
+        return Value(Kind.NN_MODULE, qualname=qualname, has_params=has_params, dtype=dtype,
                      on_accelerator=device_on_accelerator(device) if device is not None else False)
 
 

@@ -26,8 +26,15 @@ class TorchMixin:
         return Value(Kind.TENSOR, dtype=self._dtype_argument(args, None), requires_grad=requires_grad,
                      on_accelerator=on_accelerator)
 
-    def _numpy_to_tensor(self, node: cst.Call, qualname: str, model: Model, args: Args) -> Value:
-        legacy_dtype = model.dtype if "legacy" in model.flags else None
+    def _numpy_to_tensor(self, node: cst.Call, qualname: str, model: Model, args: Args,
+                         choices: dict[str, Model] | None = None) -> Value:
+        """``torch.tensor(a)``, ``torch.from_numpy(a)``, legacy ``torch.FloatTensor(a)``...; ``choices`` when the
+        constructor is one of several picked at run time."""
+        models = list(choices.values()) if choices else [model]
+        legacy_dtypes = {m.dtype if "legacy" in m.flags else None for m in models}
+        legacy_dtype = legacy_dtypes.pop() if len(legacy_dtypes) == 1 else None
+        on_accelerator_choices = {"accelerator" in m.flags for m in models}
+        made_on_accelerator = on_accelerator_choices.pop() if len(on_accelerator_choices) == 1 else None
         source = args.first or args.keywords.get("data") or UNKNOWN
         keywords = frozenset(k for k in args.keywords if not k.startswith("*"))
         dtype_value = args.keywords.get("dtype")
@@ -45,7 +52,8 @@ class TorchMixin:
             v.is_numpy for v in source.items))
         if source_is_numpy:
             self.facts.numpy_to_tensor.append(NumpyToTensor(
-                node, qualname, source, keywords, dtype, device, self.copy_tests > 0, legacy_dtype))
+                node, qualname, source, keywords, dtype, device, self.copy_tests > 0, legacy_dtype,
+                made_on_accelerator, tuple(choices) if choices else ()))
         if legacy_dtype is not None:
             result_dtype: str | None = legacy_dtype
         elif dtype is not None:
@@ -60,8 +68,8 @@ class TorchMixin:
             origins = frozenset({node})
         requires_grad = bool_literal(args.keywords["requires_grad"]) if "requires_grad" in args.keywords else False
         on_accelerator = device_on_accelerator(device) if device is not None else False
-        if "accelerator" in model.flags:
-            on_accelerator = True
+        if made_on_accelerator is not False:
+            on_accelerator = True  # ``torch.cuda.FloatTensor(a)``, or a constructor that may be one
         return Value(Kind.TENSOR, dtype=result_dtype, requires_grad=requires_grad, on_accelerator=on_accelerator,
                      float64_origins=origins, loop_item=source.loop_item)
 
@@ -89,7 +97,12 @@ class TorchMixin:
             return UNKNOWN
         method = qualname.rsplit(".", 1)[1]
         destination = {"cuda": "accelerator", "cpu": "cpu"}.get(method)
-        return module.but(on_accelerator=self._destination_on_accelerator(destination, args, module.on_accelerator))
+        dtype = module.dtype
+        for value in (*args.positional, args.keywords.get("dtype")):
+            if value is not None and self._dtype_of_value(value):
+                dtype = self._dtype_of_value(value)  # ``model.to(torch.float64)``
+        return module.but(dtype=dtype,
+                          on_accelerator=self._destination_on_accelerator(destination, args, module.on_accelerator))
 
     def _model_requires_grad(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                              receiver: Value | None) -> Value:
@@ -130,9 +143,10 @@ class TorchMixin:
         moved = tensor.but(dtype=dtype, on_accelerator=on_accelerator,
                            float64_origins=frozenset() if decided else tensor.float64_origins)
         loop = self._current_loop()
+        per_item_device = loop is not None and any(value.loop_item == loop.id for value in args.all_values())
         if (on_accelerator and loop is not None and tensor.loop_item == loop.id
-                and tensor.on_accelerator is not True):
-            moved = moved.but(transfer=node)
+                and tensor.on_accelerator is not True and not per_item_device):
+            moved = moved.but(transfer=node)  # (``for blob, dev in zip(blobs, devices)``: one batch per device)
         return moved
 
     def _destination_on_accelerator(self, destination: str | None, args: Args, current: bool | None

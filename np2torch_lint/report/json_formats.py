@@ -1,9 +1,9 @@
 """The formats for programs: ``json`` (one array) and ``json-lines`` (one object a line, for streaming).
 
-Each finding: ``code``, ``message``, ``filename``, ``line``, ``column``, ``end_line``, ``end_column`` (1-based,
-end exclusive) and ``fix``: ``null`` or ``{applicability, message, edits}``, where each edit is ruff's
-``{content, location: {row, column}, end_location: {row, column}}`` in the file as it is. ``cell`` is added for
-findings in notebooks.
+Each finding: ``code``, ``message``, ``filename``, ``cell`` (a notebook's 1-based cell, else ``null``; lines are
+then counted within the cell), ``line``, ``column``, ``end_line``, ``end_column`` (1-based, end exclusive) and
+``fix``: ``null`` or ``{applicability, message, edits}``, where each edit is ruff's ``{content, location: {row,
+column}, end_location: {row, column}}`` in the file as it is (none yet for notebooks).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ def finding_dict(item: Reported) -> dict[str, object]:
         "code": d.code,
         "message": d.message,
         "filename": d.filename,
+        "cell": d.cell,
         "line": d.line,
         "column": d.column,
         "end_line": d.end_line,
@@ -30,8 +31,6 @@ def finding_dict(item: Reported) -> dict[str, object]:
             "edits": [edit.as_dict() for edit in item.edits],
         },
     }
-    if item.cell is not None:
-        result["cell"] = item.cell
     return result
 
 

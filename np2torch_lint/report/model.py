@@ -12,11 +12,11 @@ from ..edits import TextEdit
 
 @dataclass(frozen=True, slots=True)
 class Reported:
-    """One finding as reported: where and what, its fix's edits (for the formats that show them), its cell."""
+    """One finding as reported (in a notebook, ``diagnostic.cell`` says which cell), with its fix's edits for the
+    formats that show them."""
 
     diagnostic: Diagnostic
     edits: tuple[TextEdit, ...] = ()  # empty when there is no fix or the format does not show edits
-    cell: int | None = None  # the notebook cell the finding is in, for notebooks; None for Python files
 
 
 @dataclass

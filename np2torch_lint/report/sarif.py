@@ -79,6 +79,6 @@ def _result(item: Reported, index: dict[str, int]) -> dict[str, object]:
                                   "insertedContent": {"text": edit.content}} for edit in item.edits],
             }],
         }]
-    if item.cell is not None:
-        result["properties"] = {"cell": item.cell}
+    if d.cell is not None:
+        result["properties"] = {"cell": d.cell}
     return result

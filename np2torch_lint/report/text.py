@@ -28,7 +28,7 @@ class _Painter:
 def _location(item: Reported, paint: _Painter) -> str:
     d = item.diagnostic
     colon = paint(":", CYAN)
-    cell = f"cell {item.cell}{colon}" if item.cell is not None else ""
+    cell = f"cell {d.cell}{colon}" if d.cell is not None else ""
     return f"{paint(d.filename, BOLD)}{colon}{cell}{d.line}{colon}{d.column}{colon}"
 
 
