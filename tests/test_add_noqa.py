@@ -96,3 +96,15 @@ def test_add_noqa_refuses_to_be_combined_with_fixing_or_stdin(write, capsys):
     for argv in (["--fix", path], ["--diff", path], ["-"]):
         code, _, err = lint(capsys, "--add-noqa", *argv)
         assert code == 2 and "--add-noqa" in err.splitlines()[-1]
+
+
+def test_notebooks_are_left_alone_with_a_note(tmp_path, capsys):
+    from helpers import REPO
+
+    notebook = tmp_path / "nb.ipynb"
+    notebook.write_bytes((REPO / "tests" / "data" / "notebooks" / "ipython_syntax.ipynb").read_bytes())
+    before = notebook.read_bytes()
+    code, out, err = lint(capsys, "--add-noqa", str(notebook))
+    assert (code, out) == (0, "") and notebook.read_bytes() == before
+    assert err.splitlines() == [f"{notebook}: 2 findings left: --add-noqa does not change notebooks yet "
+                                "(per-file-ignores can cover them)", "added 0 noqa comments to 0 files"]

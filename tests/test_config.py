@@ -71,8 +71,12 @@ def test_every_rule_fires_on_the_sample(project, capsys):
      f'{TABLE} respect-gitignore: expected true or false, got a string ("no")'),
     ("[tool.np2torch-lint]\nforce-exclude = 1\n", f"{TABLE} force-exclude: expected true or false, got an integer (1)"),
     ("[tool.np2torch-lint]\nselekt = []\n",
-     f"{TABLE} selekt: unknown setting; known settings: exclude, fix-style, force-exclude, ignore, "
-     "per-file-ignores, respect-gitignore, select"),
+     f"{TABLE} selekt: unknown setting; known settings: exclude, extend-include, fix-style, force-exclude, "
+     "ignore, include, per-file-ignores, respect-gitignore, select"),
+    ('[tool.np2torch-lint]\ninclude = "*.py"\n',
+     f'{TABLE} include: expected a list of glob patterns (strings), got a string ("*.py"); write ["*.py"]'),
+    ("[tool.np2torch-lint]\nextend-include = [true]\n",
+     f"{TABLE} extend-include: expected a list of glob patterns (strings), got a boolean (true)"),
 ])
 def test_each_config_mistake_is_one_line_and_exit_two(project, capsys, toml, message):
     project(toml)

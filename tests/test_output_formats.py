@@ -260,3 +260,18 @@ def test_every_format_prints_nothing_alarming_for_a_clean_run(write, capsys, out
         assert json.loads(out) == []
     elif output_format != "sarif":
         assert out == ""
+
+
+def test_notebook_findings_name_their_cell_in_every_format(capsys):
+    path = str(REPO / "tests" / "data" / "notebooks" / "ipython_syntax.ipynb")
+    _, concise, _ = lint(capsys, path)
+    _, full, _ = lint(capsys, "--output-format", "full", path)
+    # no source snippet: the file's lines are JSON, not the cell's lines
+    assert [line for line in full.splitlines() if line.startswith(path)] == [  # NPT001's fix is safe: [*]
+        line.replace(" NPT001 ", " NPT001 [*] ") for line in concise.splitlines()]
+    assert "|" not in full
+    _, sarif, _ = lint(capsys, "--output-format", "sarif", path)
+    assert [result["properties"]["cell"] for result in json.loads(sarif)["runs"][0]["results"]] == [5, 8]
+    _, lines, _ = lint(capsys, "--output-format", "json-lines", path)
+    assert [(item["cell"], item["fix"] and item["fix"]["edits"]) for item in map(json.loads, lines.splitlines())][0] \
+        == (5, [])  # edits are not given for notebooks yet
