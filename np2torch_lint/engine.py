@@ -12,6 +12,7 @@ import sys
 import threading
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Collection, Mapping, TypeVar
 
 import libcst as cst
@@ -20,8 +21,10 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from .diagnostics import Diagnostic, Finding
 from .files import SourceError
 from .fixes import FixStyle
-from .analysis import Facts, analyze
+from .analysis import Analyzer, Facts
+from .analysis.models import Models
 from .noqa import skips_file
+from .project import Project
 from .rules import ALL_RULES
 
 
@@ -38,9 +41,16 @@ _NOT_BRACKETS = re.compile(r"[^][(){}]+")
 _LONG_LINE = re.compile(r"[^\n]{2000}")
 
 
-def could_have_findings(text: str) -> bool:
-    """Every rule needs a tensor, and a tensor needs torch imported: a file that never says "torch" is clean."""
-    return "torch" in text
+_PROJECT_MARKERS = ("torch", "numpy", ".cuda(", ".to(")
+
+
+def could_have_findings(text: str, project: bool = False) -> bool:
+    """Every rule needs a tensor, and in a file on its own a tensor needs torch imported: a file that never says
+    "torch" is clean. In a project a tensor may come from another module: a file needs reading when it says
+    "torch" or "numpy" (``.numpy()``) or moves something (``.cuda(``, ``.to(``)."""
+    if not project:
+        return "torch" in text
+    return any(marker in text for marker in _PROJECT_MARKERS)
 
 
 def parse(text: str) -> cst.Module:
@@ -139,12 +149,28 @@ def run_with_deep_stack(function: Callable[..., T], *args: object) -> T:
     return value
 
 
+@dataclass(frozen=True)
+class LintContext:
+    """What lies beyond the file: users' model rows and the project (its other modules, project facts)."""
+
+    models: Models | None = None
+    project: Project | None = None
+
+
 def findings_for(module: cst.Module, codes: Collection[str] | None = None,
-                 style: FixStyle = FixStyle.HELPERS) -> tuple[list[Finding], Facts]:
-    facts = analyze(module)
+                 style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None,
+                 filename: str | None = None) -> tuple[list[Finding], Facts, Analyzer]:
+    project = context.project if context is not None else None
+    link = project.link(filename) if project is not None and filename is not None else None
+    analyzer = Analyzer(context.models if context is not None else None, link)
+    facts = analyzer.analyze(module)
+    if project is not None:
+        facts.default_dtype_changed_in = project.facts().default_dtype_changed_in
+        if link is not None and link.module is not None and filename is not None:
+            project.remember(link.module, Path(filename), analyzer.exported(), link.dependencies)
     findings = [finding for rule in ALL_RULES if codes is None or rule.CODE in codes
                 for finding in rule.check(facts, style)]
-    return findings, facts
+    return findings, facts, analyzer
 
 
 @dataclass
@@ -159,27 +185,30 @@ class Analysis:
 
 
 def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
-                 style: FixStyle = FixStyle.HELPERS, check_syntax: bool = True) -> Analysis:
+                 style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None,
+                 check_syntax: bool = True) -> Analysis:
     """Parse and analyse once; raises ``SourceError`` when the text does not parse.
 
     A file that needs no analysis (no torch, skipped, no rule enabled) is only checked to parse, unless
     ``check_syntax`` is false (flake8 reports syntax errors itself). ``# noqa`` comments are not applied here
     (the flake8 plugin leaves them to flake8); ``skip-file`` is.
     """
-    if not could_have_findings(text) or skips_file(text) or (codes is not None and not codes):
+    in_project = context is not None and context.project is not None
+    if not could_have_findings(text, in_project) or skips_file(text) or (codes is not None and not codes):
         if check_syntax:
             check_parses(text)
         return Analysis()
     try:
-        return run_with_deep_stack(_analyse_module_text, text, filename, codes, style)
+        return run_with_deep_stack(_analyse_module_text, text, filename, codes, style, context)
     except RecursionError:
         raise SourceError("too deeply nested to analyse (RecursionError)") from None
 
 
 def lint_text(text: str, filename: str, codes: Collection[str] | None = None,
-              style: FixStyle = FixStyle.HELPERS, check_syntax: bool = True) -> list[Diagnostic]:
+              style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None,
+              check_syntax: bool = True) -> list[Diagnostic]:
     """The diagnostics of one file's text, sorted by position; raises ``SourceError`` when it does not parse."""
-    return by_position(analyse_text(text, filename, codes, style, check_syntax).diagnostics)
+    return by_position(analyse_text(text, filename, codes, style, context, check_syntax).diagnostics)
 
 
 def check_parses(text: str) -> None:
@@ -195,9 +224,10 @@ def by_position(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(diagnostics, key=lambda d: (d.line, d.column, d.code))
 
 
-def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None, style: FixStyle) -> Analysis:
+def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None, style: FixStyle,
+                         context: LintContext | None = None) -> Analysis:
     module = parse(text)
-    findings, facts = findings_for(module, codes, style)
+    findings, facts, _ = findings_for(module, codes, style, context, filename)
     if not findings:
         return Analysis(module, facts)
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)

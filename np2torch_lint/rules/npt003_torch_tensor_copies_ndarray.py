@@ -46,13 +46,24 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
                 continue  # same dtype: the legacy constructor shares memory
             # a constructor picked at run time (``Tensor = torch.cuda.FloatTensor if cuda else ...``) has no one
             # device to keep, so no fix; torch.cuda's constructors keep theirs with device="cuda"
-            fix = None if (facts.sets_default_dtype or len(conversion.node.args) != 1
-                           or conversion.made_on_accelerator is None) else Fix(
-                Applicability.SAFE, f"Convert with an explicit dtype=torch.{made}",
-                _explicit_dtype(made, on_accelerator=conversion.made_on_accelerator))
+            fix = None if len(conversion.node.args) != 1 or conversion.made_on_accelerator is None else _legacy_fix(
+                facts, made, conversion.made_on_accelerator)
             yield Finding(CODE, conversion.node,
                           f"{_constructor_name(conversion)}() silently copies this {source.dtype} array into {made}: "
                           f"use torch.as_tensor(array, dtype=torch.{made}) to say so", fix)
+
+
+def _legacy_fix(facts: Facts, made: str, on_accelerator: bool) -> Fix:
+    """Safe, unless the program changes torch's default dtype or tensor type: then ``torch.Tensor``/
+    ``torch.FloatTensor`` may make another dtype, or a CUDA tensor, where the fix makes float32 on the CPU."""
+    title = f"Convert with an explicit dtype=torch.{made}"
+    changed_in = ([] if not facts.sets_default_dtype else ["this file"]) + list(facts.default_dtype_changed_in)
+    if not changed_in:
+        return Fix(Applicability.SAFE, title, _explicit_dtype(made, on_accelerator=on_accelerator))
+    where = ", ".join(changed_in[:3]) + (" and others" if len(changed_in) > 3 else "")
+    return Fix(Applicability.UNSAFE, f"{title} (unsafe: {where} changes torch's default dtype or tensor type, "
+                                     "which this constructor follows)",
+               _explicit_dtype(made, on_accelerator=on_accelerator))
 
 
 def _constructor_name(conversion: NumpyToTensor) -> str:
