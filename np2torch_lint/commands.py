@@ -19,12 +19,13 @@ from .edits import FixEdits
 from .engine import analyse_text, by_position
 from .files import (
     PathProblem, Source, SourceError, decode_source, is_excluded, is_notebook, iter_python_files, read_source,
-    relative_to, write_atomically,
+    relative_to,
 )
 from .fixer import FixError, FixOutcome, fix_text
 from .noqa import filter_suppressed
 from .report import Report, Reported, plural
 from .rule_pages import RuleInfo
+from .writing import StaleTemporaries, write_atomically
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def _lint_one(each: Input, settings: Settings, shows_edits: bool, text: str | No
     if not shows_edits or analysis.module is None or analysis.facts is None:
         return [Reported(d) for d in by_position(kept)]
     finding_of = {id(d): finding for d, finding in zip(analysis.diagnostics, analysis.findings)}
-    edits = FixEdits(analysis.module, analysis.positions, settings.fix_style, analysis.facts.module_names)
+    edits = FixEdits(text, analysis.module, analysis.spans, settings.fix_style, analysis.facts.module_names)
     return [Reported(d, tuple(edits.of(finding_of[id(d)]))) for d in by_position(kept)]
 
 
@@ -142,6 +143,7 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
     atomically; with ``writes`` false, write nothing and count what would change; ``diff`` gets a unified diff."""
     run = FixRun()
     stdin_bytes: list[bytes] = []
+    stale = StaleTemporaries()
     for each in iter_inputs(paths, settings, stdin_filename, run.errors, stdin_bytes):
         try:
             outcome = _fix_one(each, settings, unsafe)
@@ -159,6 +161,8 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
                 each.source.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True),
                 fromfile=each.name, tofile=each.name))
         written = True
+        if writes and not each.is_stdin:
+            stale.clean_beside(each.name)  # temporary files a killed run left in this folder
         if writes and each.is_stdin:
             sys.stdout.buffer.write(outcome.text.encode(each.source.encoding))
             run.filtered_stdin = True

@@ -1,7 +1,7 @@
 """Lint one source text: (cheap prefilter) -> parse once -> analyse once -> every rule -> diagnostics.
 
-Positions are computed only for files that have findings: LibCST's ``PositionProvider`` walks the whole tree
-again (about 3.5x a parse, measured on torch's sources), and most files have no findings.
+Positions are computed only for files that have findings, and only for the nodes that need one
+(``positions.locate``: one printing pass, about a fifth of a parse).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable, Collection, Mapping, TypeVar
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from .diagnostics import Diagnostic, Finding
 from .files import SourceError
@@ -24,6 +24,7 @@ from .fixes import FixStyle
 from .analysis import Analyzer, Facts
 from .analysis.models import Models
 from .noqa import skips_file
+from .positions import Span, locate, ranges
 from .project import Project
 from .rules import ALL_RULES
 
@@ -37,8 +38,10 @@ T = TypeVar("T")
 MAX_SOURCE_CHARS = 10 * 2**20
 MAX_NESTING = 1000
 _DEEP_STACK_BYTES = 512 * 2**20
-_NOT_BRACKETS = re.compile(r"[^][(){}]+")
-_LONG_LINE = re.compile(r"[^\n]{2000}")
+_LONG_STRETCH = 2000
+_BRACKET = re.compile(r"[][(){}]")
+_LONG_LINE = re.compile(r"[^\n]{%d}" % _LONG_STRETCH)
+_LONG_CONTINUATION = re.compile(r"(?:\\\r?\n[^\n]*){200}")
 
 
 _PROJECT_MARKERS = ("torch", "numpy", ".cuda(", ".to(")
@@ -79,9 +82,9 @@ def _refuse_what_would_crash_the_parser(text: str) -> None:
     if len(text) > MAX_SOURCE_CHARS:
         raise SourceError(f"too large to lint ({len(text) / 2**20:.1f} MiB; the limit is "
                           f"{MAX_SOURCE_CHARS // 2**20} MiB)")
-    # Python's own parser (a fifth of LibCST's time) checks only files that could hide very deep code: long
-    # lines, more than 200 nested brackets, or enough lines for a chain of tens of thousands of terms
-    if len(text) < 256 * 1024 and not _LONG_LINE.search(text) and _bracket_depth(text) <= 200:
+    # Python's own parser (a fifth of LibCST's time) checks only text that could hide very deep code: a chain of
+    # a thousand terms needs a long line, a long bracketed stretch or a long run of backslash continuations
+    if not _could_hide_deep_code(text):
         return
     try:
         tree = _python_parse(text)
@@ -94,17 +97,24 @@ def _refuse_what_would_crash_the_parser(text: str) -> None:
         raise SourceError(f"nested {nesting} levels deep; np2torch-lint parses at most {MAX_NESTING}")
 
 
-def _bracket_depth(text: str) -> int:
-    """The deepest bracket nesting, counting brackets in strings and comments too (that only errs to checking)."""
-    brackets = _NOT_BRACKETS.sub("", text)
-    if brackets.count("(") + brackets.count("[") + brackets.count("{") <= 200:
-        return 0
-    depth = deepest = 0
-    for bracket in brackets:
-        depth = depth + 1 if bracket in "([{" else depth - 1
-        if depth > deepest:
-            deepest = depth
-    return deepest
+def _could_hide_deep_code(text: str) -> bool:
+    """Long lines, more than 200 nested brackets, a bracketed stretch longer than a line may be, or many
+    backslash continuations in a row (brackets in strings and comments count too: that only errs to checking)."""
+    if _LONG_LINE.search(text) or _LONG_CONTINUATION.search(text):
+        return True
+    depth = opened_at = 0
+    for bracket in _BRACKET.finditer(text):
+        if bracket.group() in "([{":
+            depth += 1
+            if depth == 1:
+                opened_at = bracket.start()
+            elif depth > 200:
+                return True
+        elif depth > 0:
+            depth -= 1
+            if depth == 0 and bracket.start() - opened_at > _LONG_STRETCH:
+                return True
+    return False
 
 
 def _python_parse(text: str) -> ast.Module:
@@ -114,12 +124,16 @@ def _python_parse(text: str) -> ast.Module:
 
 
 def _ast_depth(tree: ast.AST) -> int:
+    """How deeply expressions and blocks nest; an ``elif`` adds no level (LibCST parses chains of 20,000)."""
     deepest = 0
     stack = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        if depth > deepest:
+            deepest = depth
+        for child in ast.iter_child_nodes(node):
+            is_elif = isinstance(child, ast.If) and isinstance(node, ast.If) and node.orelse == [child]
+            stack.append((child, depth if is_elif else depth + 1))
     return deepest
 
 
@@ -175,13 +189,18 @@ def findings_for(module: cst.Module, codes: Collection[str] | None = None,
 
 @dataclass
 class Analysis:
-    """One file's findings with their positions (``positions`` covers findings' nodes and fix targets)."""
+    """One file's findings with where they are (``spans`` covers the findings' nodes, the fix targets and the
+    top-level statements that say where an import goes)."""
 
     module: cst.Module | None = None
     facts: Facts | None = None
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)  # one per finding, same order
-    positions: Mapping[cst.CSTNode, CodeRange] = field(default_factory=dict)
+    spans: Mapping[cst.CSTNode, Span] = field(default_factory=dict)
+
+    @property
+    def positions(self) -> dict[cst.CSTNode, CodeRange]:
+        return ranges(self.spans)
 
 
 def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
@@ -193,8 +212,7 @@ def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
     ``check_syntax`` is false (flake8 reports syntax errors itself). ``# noqa`` comments are not applied here
     (the flake8 plugin leaves them to flake8); ``skip-file`` is.
     """
-    in_project = context is not None and context.project is not None
-    if not could_have_findings(text, in_project) or skips_file(text) or (codes is not None and not codes):
+    if not _may_have_findings(text, codes, context):
         if check_syntax:
             check_parses(text)
         return Analysis()
@@ -202,6 +220,19 @@ def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
         return run_with_deep_stack(_analyse_module_text, text, filename, codes, style, context)
     except RecursionError:
         raise SourceError("too deeply nested to analyse (RecursionError)") from None
+
+
+def analyse_on_this_thread(text: str, filename: str, codes: Collection[str] | None = None,
+                           style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None) -> Analysis:
+    """``analyse_text`` for a caller already on the deep-stack thread (``run_with_deep_stack``)."""
+    if not _may_have_findings(text, codes, context):
+        return Analysis()
+    return _analyse_module_text(text, filename, codes, style, context)
+
+
+def _may_have_findings(text: str, codes: Collection[str] | None, context: LintContext | None) -> bool:
+    in_project = context is not None and context.project is not None
+    return could_have_findings(text, in_project) and not skips_file(text) and (codes is None or bool(codes))
 
 
 def lint_text(text: str, filename: str, codes: Collection[str] | None = None,
@@ -230,11 +261,30 @@ def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None
     findings, facts, _ = findings_for(module, codes, style, context, filename)
     if not findings:
         return Analysis(module, facts)
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    wanted = {finding.node for finding in findings}
+    wanted.update(finding.fix.target for finding in findings if finding.fix is not None and finding.fix.target)
+    if any(finding.fix is not None for finding in findings):
+        wanted.update(layout_statements(module))
+    spans = locate(module, text, wanted)
     diagnostics = []
     for finding in findings:
-        where = positions[finding.node]
+        where = spans[finding.node].range
         diagnostics.append(Diagnostic(
             finding.code, finding.message, filename, where.start.line, where.start.column + 1, where.end.line,
             where.end.column + 1, finding.fix))
-    return Analysis(module, facts, findings, diagnostics, positions)
+    return Analysis(module, facts, findings, diagnostics, spans)
+
+
+def layout_statements(module: cst.Module) -> list[cst.CSTNode]:
+    """The top-level statements an added import is placed among: imports, and the docstring or first other
+    statement (the import goes before it when the module has no import block)."""
+    statements: list[cst.CSTNode] = []
+    others = 0
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine) and all(
+                isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
+            statements.append(statement)
+        elif others < 2:  # the docstring, and the first statement after it
+            statements.append(statement)
+            others += 1
+    return statements

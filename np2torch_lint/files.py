@@ -1,5 +1,5 @@
-"""Finding the files to lint (include, exclude, .gitignore), reading them (bytes -> text, with the encoding, BOM and
-newlines kept) and writing them back atomically."""
+"""Finding the files to lint (include, exclude, .gitignore) and reading them: bytes -> text, with the encoding, BOM
+and newlines kept. (Writing them back is ``writing.py``'s.)"""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import fnmatch
 import io
 import os
 import re
-import stat
-import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,23 +193,3 @@ def relative_to(path: str, root: Path) -> str:
         return Path(path).resolve().relative_to(root).as_posix()
     except ValueError:
         return Path(path).as_posix()
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Replace a file's bytes by writing a temporary file beside it and renaming it over; keep its mode."""
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    if not mode & stat.S_IWUSR:
-        raise OSError(f"{path} is read-only")
-    folder = os.path.dirname(os.path.abspath(path))
-    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".np2torch-lint-", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
