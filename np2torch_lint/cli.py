@@ -1,235 +1,288 @@
-"""The ``np2torch-lint`` and ``np2torch-fix`` commands: arguments, files, reporting, writing and exit codes.
+"""The ``np2torch-lint`` and ``np2torch-fix`` commands: arguments, settings, output streams and exit codes.
 
-Exit codes (as ruff and flake8): 0 clean, 1 findings (or, when fixing, files changed or findings left), 2 a usage
-error or a file that could not be read, parsed or written.
+    np2torch-lint [check] [PATH ...]      lint (``check`` may be left out)
+    np2torch-lint rule CODE | --all       a rule's page, or the table of rules
+    np2torch-lint server                  the language server, for editors
+    np2torch-fix [PATH ...]               np2torch-lint --fix
+
+Every option is declared in ``build_parser``, one group per concern; a subcommand is one entry in
+``SUBCOMMANDS``. Exit codes (as ruff and flake8): 0 clean, 1 findings (or, when fixing, files changed or findings
+left), 2 a usage or configuration error, or a file that could not be read, parsed or written.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
+import dataclasses
+import functools
+import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, TextIO
 
 from . import __version__
-from .config import ConfigError, Settings, find_pyproject, load_settings, parse_codes
-from .diagnostics import Diagnostic
-from .engine import LintContext, lint_text
-from .files import (PathProblem, Source, SourceError, decode_source, is_notebook, iter_python_files, read_source,
-                    relative_to)
-from .fixer import FixError, FixOutcome, fix_text
+from .commands import add_noqa_comments, fix, lint, lint_paths, write_rule_table
+from .config import ConfigError, RuleSelection, Settings, find_pyproject, load_settings, parse_codes
 from .fixes import FixStyle
-from .noqa import filter_suppressed
-from .project import Project
-from .report import FORMATS, write_diagnostics, write_statistics
-from .writing import StaleTemporaries, write_atomically
+from .report import ALIASES, FORMATS, Report, ReportOptions, plural, wants_color
+from .rule_pages import all_rules, rule_info
+from .rules import RULES_BY_CODE
+
+__all__ = ["EXIT_CLEAN", "EXIT_ERROR", "EXIT_FINDINGS", "build_parser", "fix_main", "lint_paths", "main"]
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
+class _UsageError(Exception):
+    """A mistake on the command line: printed as argparse prints its own, with the usage line; exit 2."""
+
+
+def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
+    parser.print_usage(sys.stderr)
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
 def build_parser(fixing: bool = False) -> argparse.ArgumentParser:
+    prog = "np2torch-fix" if fixing else "np2torch-lint"
     parser = argparse.ArgumentParser(
-        prog="np2torch-fix" if fixing else "np2torch-lint",
+        prog=prog,
         description=("Fix" if fixing else "Find") + " NumPy <-> PyTorch conversion pitfalls (rules NPT001-NPT005).",
-        epilog="exit status: 0 clean, 1 findings" + (
-            " left or files changed (as --check: a commit hook stops so that you can look)" if fixing else
-            " (with --fix: findings left or files changed)") + ", 2 usage error or unreadable file",
+        epilog=(("" if fixing else "commands: 'np2torch-lint rule CODE' or 'rule --all' shows the rules; "
+                 "'np2torch-lint server' runs the language server; 'np2torch-lint check PATH' is the default "
+                 "command (write './rule' to lint a path named 'rule'). ")
+                + "exit status: 0 clean, 1 findings" + (" left or files changed" if fixing else
+                                                        " (with --fix: findings left or files changed)")
+                + ", 2 usage or configuration error, or a file that could not be read, parsed or written"),
     )
     parser.add_argument("paths", nargs="*", default=["."], metavar="PATH",
                         help="files or folders (default: .); '-' reads standard input"
                              + (" and writes the fixed code to standard output" if fixing else ""))
-    parser.add_argument("--select", metavar="CODES", help="comma-separated codes or prefixes to report")
-    parser.add_argument("--ignore", metavar="CODES", help="comma-separated codes or prefixes not to report")
+
+    rules = parser.add_argument_group("rule selection (codes or prefixes, comma-separated)")
+    rules.add_argument("--select", metavar="CODES",
+                       help="the rules to report, replacing the configuration's select and ignore")
+    rules.add_argument("--extend-select", metavar="CODES", help="rules to report on top of the selection")
+    rules.add_argument("--ignore", metavar="CODES", help="rules not to report")
+    rules.add_argument("--extend-ignore", metavar="CODES", help="the same as --ignore (flake8's and ruff's name)")
     if not fixing:
-        parser.add_argument("--output-format", choices=FORMATS, default="text", help="how to print findings")
-        parser.add_argument("--statistics", action="store_true", help="print how many findings each rule has")
-        parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-        parser.add_argument("--fix", action="store_true", help="fix what can be fixed, as np2torch-fix does")
-    parser.add_argument("--unsafe-fixes", action="store_true",
-                        help="also apply fixes that may change aliasing, dtype or shapes (most NPT003-NPT005 "
-                             "fixes; see docs/fixing.md)")
-    parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
-    parser.add_argument("--fix-style", choices=[style.value for style in FixStyle], default=None,
-                        help="helpers: call np2torch_lint.runtime (default); inline: plain torch code")
-    parser.add_argument("--config", metavar="PATH", type=Path,
-                        help="the pyproject.toml to read (default: the nearest one with [tool.np2torch-lint])")
-    parser.add_argument("--stdin-filename", metavar="NAME", default="stdin",
-                        help="the name to report for standard input (default: stdin)")
+        rules.add_argument("--explain", metavar="CODE", help="print a rule's documentation and exit")
+
+    output = parser.add_argument_group("output")
+    output.add_argument("--output-format", choices=[*FORMATS, *ALIASES], default="concise", metavar="FORMAT",
+                        help="concise (default), full (with source lines), json, json-lines, github, gitlab or "
+                             "sarif; colours on a terminal only (NO_COLOR, FORCE_COLOR)")
+    output.add_argument("--show-fixes", action="store_true", help="show each finding's fix")
+    output.add_argument("--statistics", action="store_true",
+                        help="print how many findings each rule has, instead of the findings")
+    output.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+
+    fixes = parser.add_argument_group("fixing")
+    if not fixing:
+        fixes.add_argument("--fix", action="store_true", help="fix what can be fixed, as np2torch-fix does")
+        fixes.add_argument("--add-noqa", action="store_true",
+                           help="add a '# noqa: CODE' comment for every finding (to adopt the linter on a large "
+                                "codebase), then exit 0")
+    unsafe_help = "also apply fixes that may change aliasing, dtype or shapes (most NPT003-NPT005; docs/fixing.md)"
+    fixes.add_argument("--unsafe-fixes", action="store_true",
+                       help=unsafe_help if fixing else unsafe_help + "; without --fix, mark them fixable")
+    fixes.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    fixes.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
+    fixes.add_argument("--fix-style", choices=[style.value for style in FixStyle], default=None,
+                       help="helpers: call np2torch_lint.runtime (default); inline: plain torch code")
+
+    files = parser.add_argument_group("files")
+    files.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                       help="skip what .gitignore (in a git repository) and .ignore files leave out (default: yes)")
+    files.add_argument("--force-exclude", action=argparse.BooleanOptionalAction, default=None,
+                       help="apply exclude to paths given explicitly too, as pre-commit needs (default: no)")
+    files.add_argument("--stdin-filename", metavar="NAME", default="stdin",
+                       help="the name to report for standard input (default: stdin)")
+
+    configuration = parser.add_argument_group("configuration")
+    configuration.add_argument("--config", metavar="PATH", type=Path,
+                               help="the pyproject.toml to read (default: the nearest one with "
+                                    "[tool.np2torch-lint])")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
 
 
-def load_run_settings(args: argparse.Namespace) -> Settings:
+def build_rule_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="np2torch-lint rule", description="Show a rule's documentation, or "
+                                     "the table of every rule.")
+    parser.add_argument("code", nargs="?", metavar="CODE", help="a rule code, like NPT004")
+    parser.add_argument("--all", action="store_true", help="every rule: a table (or JSON, with their pages)")
+    parser.add_argument("--output-format", choices=["text", "json"], default="text")
+    return parser
+
+
+def settings_for(args: argparse.Namespace) -> Settings:
+    """The configuration file's settings with the command line's on top; raises ``ConfigError`` for a mistake in
+    the file, ``_UsageError`` for one on the command line."""
     if args.config is not None:
         if not args.config.is_file():
-            raise ConfigError(f"--config {args.config}: no such file")
+            raise _UsageError(f"--config {args.config}: no such file")
         pyproject: Path | None = args.config
     else:
         first = next((p for p in args.paths if p != "-"), ".")
         pyproject = find_pyproject(Path(first) if Path(first).exists() else Path.cwd())
     settings = load_settings(pyproject)
-    overrides = {}
-    if args.select is not None:
-        overrides["select"] = parse_codes(args.select, "--select")
-    if args.ignore is not None:
-        overrides["ignore"] = parse_codes(args.ignore, "--ignore")
+    try:
+        select = None if args.select is None else parse_codes(args.select, "--select", command_line=True,
+                                                              allow_empty=False)
+        extend_select = parse_codes(args.extend_select or "", "--extend-select", command_line=True)
+        ignore = (*parse_codes(args.ignore or "", "--ignore", command_line=True),
+                  *parse_codes(args.extend_ignore or "", "--extend-ignore", command_line=True))
+    except ConfigError as error:
+        raise _UsageError("; ".join(error.problems)) from None
+    overrides: dict[str, object] = {}
+    if select is not None or extend_select or ignore:
+        overrides["selections"] = (*settings.selections, RuleSelection(select, extend_select, ignore))
     if args.fix_style is not None:
         overrides["fix_style"] = FixStyle(args.fix_style)
-    if overrides:
-        settings = Settings(**{**settings.__dict__, **overrides})
-    return settings
+    if args.respect_gitignore is not None:
+        overrides["respect_gitignore"] = args.respect_gitignore
+    if args.force_exclude is not None:
+        overrides["force_exclude"] = args.force_exclude
+    return dataclasses.replace(settings, **overrides)
 
 
-@dataclass(frozen=True)
-class Input:
-    name: str
-    source: Source
-    codes: frozenset[str]
-    is_stdin: bool = False
+def _rule_main(argv: list[str]) -> int:
+    parser = build_rule_parser()
+    args = parser.parse_args(argv)
+    if args.all == (args.code is not None):
+        return _usage_error(parser, "give a rule code, or --all")
+    if args.all:
+        write_rule_table(all_rules(), sys.stdout, as_json=args.output_format == "json")
+        return EXIT_CLEAN
+    return _explain(parser, args.code, as_json=args.output_format == "json")
 
 
-def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, errors: list[str],
-                stdin_bytes: list[bytes] | None = None) -> Iterator[Input]:
-    """Each readable input once, decoded, with the codes enabled for it; what cannot be read goes to ``errors``.
-
-    Standard input's raw bytes are appended to ``stdin_bytes`` when given, so a filter can pass them through.
-    """
-    if "-" in paths:
-        data = sys.stdin.buffer.read()
-        if stdin_bytes is not None:
-            stdin_bytes.append(data)
-        try:
-            yield Input(stdin_filename, decode_source(data), settings.enabled_codes(stdin_filename), True)
-        except SourceError as error:
-            errors.append(f"{stdin_filename}: could not parse: {error}")
-    for item in iter_python_files([p for p in paths if p != "-"], settings.exclude, settings.root, settings.include):
-        if isinstance(item, PathProblem):
-            errors.append(f"{item.path}: could not read: {item.reason}")
-            continue
-        try:
-            source = read_source(item)
-        except SourceError as error:
-            errors.append(f"{item}: could not parse: {error}")
-            continue
-        yield Input(item, source, settings.enabled_codes(relative_to(item, settings.root)))
-
-
-def lint_paths(paths: list[str], settings: Settings, stdin_filename: str = "stdin"
-               ) -> tuple[list[Diagnostic], list[str]]:
-    """Lint files and folders; returns the diagnostics and one message per file that could not be linted."""
-    diagnostics: list[Diagnostic] = []
-    errors: list[str] = []
-    context = LintContext(project=Project.at(settings.root, exclude=settings.exclude))
-    for each in iter_inputs(paths, settings, stdin_filename, errors):
-        try:
-            diagnostics.extend(lint_input(each, context))
-        except SourceError as error:
-            errors.append(f"{each.name}: could not parse: {error}")
-    return diagnostics, errors
-
-
-def lint_input(each: Input, context: LintContext | None = None) -> list[Diagnostic]:
-    """One input's diagnostics after ``# noqa``; a notebook's are by cell (the notebook code is imported here only)."""
-    if is_notebook(each.name):
-        from .notebooks import lint_notebook
-
-        return lint_notebook(each.source.text, each.name, each.codes)
-    found = lint_text(each.source.text, each.name, each.codes, context=None if each.is_stdin else context)
-    return filter_suppressed(found, each.source.text)
-
-
-def fix_input(each: Input, settings: Settings, unsafe: bool) -> FixOutcome:
-    if is_notebook(each.name):
-        from .notebooks import fix_notebook
-
-        return fix_notebook(each.source.text, each.name, each.codes, settings.fix_style, unsafe)
-    return fix_text(each.source.text, each.name, each.codes, settings.fix_style, unsafe)
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["server"]:  # a folder named "server" is linted as ./server
-        from .server import main as serve
-
-        return serve(argv[1:])
-    args = build_parser().parse_args(argv)
-    if args.fix or args.diff or args.check or args.unsafe_fixes:
-        return run_fixes(args)
+def _explain(parser: argparse.ArgumentParser, code: str, as_json: bool = False) -> int:
     try:
-        settings = load_run_settings(args)
-    except ConfigError as error:
-        print(f"np2torch-lint: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
-    diagnostics, errors = lint_paths(args.paths, settings, args.stdin_filename)
-    for message in errors:
-        print(message, file=sys.stderr)
-    write_diagnostics(diagnostics, args.output_format, sys.stdout)
-    if args.statistics:
-        write_statistics(diagnostics, args.output_format, sys.stdout if args.output_format == "text" else sys.stderr)
-    if errors:
-        return EXIT_ERROR
-    if diagnostics and not args.exit_zero:
-        return EXIT_FINDINGS
+        rule = rule_info(code)
+    except KeyError:
+        return _usage_error(parser, f"no rule {code!r}; known rules: {', '.join(RULES_BY_CODE)}")
+    if as_json:
+        write_rule_table([rule], sys.stdout, as_json=True)
+    else:
+        sys.stdout.write(rule.page if rule.page.endswith("\n") else rule.page + "\n")
     return EXIT_CLEAN
 
 
-def fix_main(argv: list[str] | None = None) -> int:
-    return run_fixes(build_parser(fixing=True).parse_args(argv))
+def _server_main(argv: list[str]) -> int:
+    from .server import main as serve  # the language server (the [lsp] extra) is imported only when asked for
+
+    return serve(argv)
 
 
-def run_fixes(args: argparse.Namespace) -> int:
-    """Fix files (or stdin), writing each changed file atomically, or printing a diff with ``--diff``."""
-    try:
-        settings = load_run_settings(args)
-    except ConfigError as error:
-        print(f"np2torch-fix: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
-    writes = not (args.diff or args.check)
-    fixed = changed_files = left = 0
-    errors: list[str] = []
-    stdin_bytes: list[bytes] = []
-    stdin_written = False
-    stale = StaleTemporaries()
-    for each in iter_inputs(args.paths, settings, args.stdin_filename, errors, stdin_bytes):
+#: ``np2torch-lint NAME ...`` runs ``SUBCOMMANDS[NAME](rest of the arguments)``; anything else is linting (a folder
+#: named like a command is linted as ``./server`` or ``check server``).
+SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {"rule": _rule_main, "server": _server_main}
+
+
+def _closed_pipe_is_quiet(command: Callable[[list[str] | None], int]) -> Callable[[list[str] | None], int]:
+    """``np2torch-lint | head`` ends without a traceback when the reader stops reading (Python's recipe)."""
+    @functools.wraps(command)
+    def wrapper(argv: list[str] | None = None) -> int:
         try:
-            outcome = fix_input(each, settings, args.unsafe_fixes)
-        except SourceError as error:
-            errors.append(f"{each.name}: could not parse: {error}")
-            continue
-        except FixError as error:
-            errors.append(f"{each.name}: internal error, file left unchanged: {error}")
-            continue
-        fixed += outcome.fixed
-        left += len(outcome.remaining)
-        changed = outcome.text != each.source.text
-        changed_files += changed
-        if args.diff and changed and is_notebook(each.name):
-            sys.stdout.writelines(outcome.diff_lines(each.name))  # a NotebookFixOutcome: a diff per cell
-        elif args.diff and changed:
-            sys.stdout.writelines(difflib.unified_diff(
-                each.source.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True),
-                fromfile=each.name, tofile=each.name))
-        if not writes:
-            continue
-        if not each.is_stdin:
-            stale.clean_beside(each.name)  # temporary files a killed run left in this folder
-        if each.is_stdin:
-            sys.stdout.buffer.write(outcome.text.encode(each.source.encoding))
-            stdin_written = True
-        elif changed:
-            try:
-                write_atomically(each.name, outcome.text.encode(each.source.encoding))
-            except (OSError, UnicodeEncodeError) as error:
-                errors.append(f"{each.name}: could not write, left unchanged: {error}")
-    if writes and stdin_bytes and not stdin_written:
-        sys.stdout.buffer.write(stdin_bytes[0])  # a filter never loses its input: pass it through unchanged
+            return command(argv)
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exiting flushes nowhere
+            return EXIT_FINDINGS
+    return wrapper
+
+
+@_closed_pipe_is_quiet
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        return SUBCOMMANDS[argv[0]](argv[1:])
+    if argv and argv[0] == "check":
+        argv = argv[1:]
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.explain is not None:
+        return _explain(parser, args.explain)
+    return _run(parser, args, fixing=args.fix or args.diff or args.check)
+
+
+@_closed_pipe_is_quiet
+def fix_main(argv: list[str] | None = None) -> int:
+    parser = build_parser(fixing=True)
+    return _run(parser, parser.parse_args(argv), fixing=True)
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, fixing: bool) -> int:
+    output_format = ALIASES.get(args.output_format, args.output_format)
+    if args.statistics and FORMATS[output_format].statistics is None:
+        return _usage_error(parser, f"--statistics cannot be shown as {output_format}: "
+                                    "use concise, full, json or json-lines")
+    if getattr(args, "add_noqa", False):
+        if fixing:
+            return _usage_error(parser, "--add-noqa cannot be combined with --fix, --diff or --check")
+        if "-" in args.paths:
+            return _usage_error(parser, "--add-noqa changes files; it cannot read standard input")
+    try:
+        settings = settings_for(args)
+    except _UsageError as error:
+        return _usage_error(parser, str(error))
+    except ConfigError as error:
+        for problem in error.problems:
+            print(problem, file=sys.stderr)
+        return EXIT_ERROR
+    if getattr(args, "add_noqa", False):
+        return _add_noqa(settings, args)
+    if fixing:
+        return _fix(settings, args, output_format)
+    return _lint(settings, args, output_format)
+
+
+def _write_report(report: Report, args: argparse.Namespace, output_format: str, stream: TextIO) -> None:
+    spec = FORMATS[output_format]
+    options = ReportOptions(color=spec.for_terminal and wants_color(stream), show_fixes=args.show_fixes,
+                            unsafe_fixes=args.unsafe_fixes)
+    write = spec.statistics if args.statistics else spec.write
+    assert write is not None
+    write(report, stream, options)
+
+
+def _print_errors(errors: list[str]) -> None:
     for message in errors:
         print(message, file=sys.stderr)
-    verb = "fixed" if writes else "would fix"
-    print(f"{verb} {fixed} findings in {changed_files} files, {left} left", file=sys.stderr)
+
+
+def _lint(settings: Settings, args: argparse.Namespace, output_format: str) -> int:
+    shows_edits = FORMATS[output_format].shows_edits and not args.statistics
+    report, errors = lint(args.paths, settings, args.stdin_filename, shows_edits)
+    _print_errors(errors)
+    _write_report(report, args, output_format, sys.stdout)
     if errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if changed_files or left else EXIT_CLEAN
+    return EXIT_FINDINGS if report.findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _fix(settings: Settings, args: argparse.Namespace, output_format: str) -> int:
+    """Fix, then list what is left in the chosen format (on standard error when standard output carries a stdin
+    filter's fixed code; not at all with --diff, whose output is a patch), and a summary on standard error that
+    counts only what was written."""
+    writes = not (args.diff or args.check)
+    shows_edits = FORMATS[output_format].shows_edits and not args.statistics
+    run = fix(args.paths, settings, stdin_filename=args.stdin_filename, unsafe=args.unsafe_fixes, writes=writes,
+              diff=sys.stdout if args.diff else None, shows_edits=shows_edits)
+    _print_errors(run.errors)
+    if not args.diff:
+        _write_report(run.report, args, output_format, sys.stderr if run.filtered_stdin else sys.stdout)
+    verb = "fixed" if writes else "would fix"
+    print(f"{verb} {plural(run.fixed, 'finding')} in {plural(run.changed_files, 'file')}, {run.left} left",
+          file=sys.stderr)
+    if run.errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if (run.changed_files or run.left) and not args.exit_zero else EXIT_CLEAN
+
+
+def _add_noqa(settings: Settings, args: argparse.Namespace) -> int:
+    run = add_noqa_comments(args.paths, settings)
+    _print_errors(run.errors + run.notes)
+    print(f"added {plural(run.added, 'noqa comment')} to {plural(run.files, 'file')}", file=sys.stderr)
+    return EXIT_ERROR if run.errors else EXIT_CLEAN

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import difflib
 import re
-import tokenize
-from io import StringIO
 from typing import Collection
 
+from .add_noqa import add_noqa
 from .diagnostics import Applicability, Diagnostic
 from .engine import parse, run_with_deep_stack
 from .files import SourceError
@@ -23,7 +22,6 @@ from .notebooks.magics import split_lines
 
 LineEdit = tuple[int, int, list[str]]
 _IMPORT = re.compile(r"\s*(?:import|from)\s")
-_NOQA_CODES = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 
 
 def fix_all_edits(text: str, filename: str, codes: Collection[str] | None, style: FixStyle,
@@ -60,19 +58,13 @@ def fix_one_edits(text: str, filename: str, diagnostic: Diagnostic, style: FixSt
 
 
 def noqa_edit(text: str, diagnostic: Diagnostic) -> LineEdit:
-    """``# noqa: CODE`` on the finding's line (joined to a ``# noqa: OTHER`` there), or, where that line ends
-    inside a string or a backslash continuation, on the statement's line where that ends."""
+    """``# noqa: CODE`` for one finding, placed and merged as ``np2torch-lint --add-noqa`` does (``add_noqa``): on
+    the finding's line, joined to a ``# noqa: OTHER`` of its statement, or where a comment can stand."""
     lines = split_lines(text)
-    number = _comment_line(text, diagnostic.line) - 1
-    line = lines[number]
-    content = line.rstrip("\r\n")
-    ending = line[len(content):]
-    existing = _NOQA_CODES.search(content)
-    if existing is not None:
-        content = f"{content[:existing.end('codes')]}, {diagnostic.code}{content[existing.end('codes'):]}"
-    else:
-        content = f"{content.rstrip()}  # noqa: {diagnostic.code}"
-    return number, number + 1, [content + ending]
+    silenced = split_lines(add_noqa(text, [diagnostic])[0])  # the same lines, one of them with the comment
+    number = next((index for index, (old, new) in enumerate(zip(lines, silenced)) if old != new),
+                  diagnostic.line - 1)
+    return number, number + 1, [silenced[number]]
 
 
 def apply_line_edits(lines: list[str], edits: list[LineEdit]) -> list[str]:
@@ -92,14 +84,3 @@ def _line_edits(old: list[str], new: list[str]) -> list[LineEdit]:
         elif tag != "equal":
             edits.append((i1, i2, new[j1:j2]))
     return edits
-
-
-def _comment_line(text: str, line: int) -> int:
-    """The first line at or after ``line`` that ends outside a string and without a ``\\`` continuation."""
-    try:
-        for token in tokenize.generate_tokens(StringIO(text).readline):
-            if token.type in (tokenize.NEWLINE, tokenize.NL) and token.start[0] >= line:
-                return token.start[0]
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return line

@@ -175,6 +175,8 @@ def findings_for(module: cst.Module, codes: Collection[str] | None = None,
                  style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None,
                  filename: str | None = None) -> tuple[list[Finding], Facts, Analyzer]:
     project = context.project if context is not None else None
+    if project is not None and (filename is None or not project.contains(filename)):
+        project = None  # a file outside the project's folder is linted on its own
     link = project.link(filename) if project is not None and filename is not None else None
     analyzer = Analyzer(context.models if context is not None else None, link)
     facts = analyzer.analyze(module)
@@ -204,12 +206,17 @@ class Analysis:
 
 
 def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
-                 style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None) -> Analysis:
+                 style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None,
+                 check_syntax: bool = True) -> Analysis:
     """Parse and analyse once; raises ``SourceError`` when the text does not parse.
 
-    ``# noqa`` comments are not applied here (the flake8 plugin leaves them to flake8); ``skip-file`` is.
+    A file that needs no analysis (no torch, skipped, no rule enabled) is only checked to parse, unless
+    ``check_syntax`` is false (flake8 reports syntax errors itself). ``# noqa`` comments are not applied here
+    (the flake8 plugin leaves them to flake8); ``skip-file`` is.
     """
     if not _may_have_findings(text, codes, context):
+        if check_syntax:
+            check_parses(text)
         return Analysis()
     try:
         return run_with_deep_stack(_analyse_module_text, text, filename, codes, style, context)
@@ -231,9 +238,19 @@ def _may_have_findings(text: str, codes: Collection[str] | None, context: LintCo
 
 
 def lint_text(text: str, filename: str, codes: Collection[str] | None = None,
-              style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None) -> list[Diagnostic]:
+              style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None,
+              check_syntax: bool = True) -> list[Diagnostic]:
     """The diagnostics of one file's text, sorted by position; raises ``SourceError`` when it does not parse."""
-    return by_position(analyse_text(text, filename, codes, style, context).diagnostics)
+    return by_position(analyse_text(text, filename, codes, style, context, check_syntax).diagnostics)
+
+
+def check_parses(text: str) -> None:
+    """Raise ``SourceError`` when the text does not parse, without building LibCST's tree when Python's parser (a
+    fifth of LibCST's time) accepts it. LibCST has the last word, as it may know syntax newer than this Python."""
+    try:
+        _python_parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        run_with_deep_stack(parse, text)  # raises SourceError with LibCST's or Python's reason
 
 
 def by_position(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

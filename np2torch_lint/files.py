@@ -1,4 +1,5 @@
-"""Finding the files to lint and reading them: bytes -> text, with the encoding, BOM and newlines kept."""
+"""Finding the files to lint (include, exclude, .gitignore) and reading them: bytes -> text, with the encoding, BOM
+and newlines kept. (Writing them back is ``writing.py``'s.)"""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
+
+from .ignore_files import Ignores, ignore_files_above
 
 #: the files linted when found inside folders (ruff's default); ``include``/``extend-include`` in the config
 DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
@@ -86,25 +89,45 @@ def matches_any(relative_path: str, patterns: Iterable[str]) -> bool:
 
 
 def iter_python_files(paths: Iterable[str], exclude: Iterable[str] = (), root: Path | None = None,
-                      include: Iterable[str] = DEFAULT_INCLUDE) -> Iterator[str | PathProblem]:
+                      include: Iterable[str] = DEFAULT_INCLUDE, *, respect_gitignore: bool = True,
+                      force_exclude: bool = False) -> Iterator[str | PathProblem]:
     """The Python files and notebooks under ``paths``, in a stable order.
 
-    A path given explicitly is always linted; ``include`` and ``exclude`` (globs relative to ``root``) apply to
-    what is found inside folders. Symbolic links to folders are followed once: a link back into a folder already
-    being walked is reported as a loop.
+    ``include`` and ``exclude`` (globs relative to ``root``), the default skipped folders and, with
+    ``respect_gitignore``, the ``.gitignore`` files of a git repository and any ``.ignore`` files apply to what is
+    found inside folders. A path given explicitly is linted anyway, unless ``force_exclude`` (what pre-commit,
+    which passes every file, needs) and ``exclude`` or a skipped folder matches it. Symbolic links to folders are
+    followed once: a link back into a folder already being walked is reported as a loop.
     """
     exclude = tuple(exclude)
     root = (root or Path.cwd()).resolve()
     included = _Included(tuple(include))
     for path in paths:
+        if force_exclude and is_excluded(path, exclude, root):
+            continue
         if os.path.isfile(path):
             yield path
         elif os.path.isdir(path):
-            yield from _walk(path, exclude, root, set(), included)
+            absolute = os.path.abspath(path)
+            ignores = ignore_files_above(absolute) if respect_gitignore else None
+            if ignores is not None and ignores.is_ignored(absolute, True):
+                ignores = Ignores((), ignores.in_git)  # an ignored folder given explicitly: only what is inside
+            yield from _walk(_Folder(path, absolute, ignores), exclude, root, set(), included)
         elif os.path.islink(path):
             yield PathProblem(path, "broken symbolic link or symbolic link loop")
         else:
             yield PathProblem(path, "no such file or directory")
+
+
+def is_excluded(path: str, exclude: tuple[str, ...], root: Path) -> bool:
+    """Whether ``exclude`` or a skipped folder name matches the path or a folder on the way to it from ``root``."""
+    parts = relative_to(path, root).split("/")
+    for index in range(len(parts)):
+        prefix = "/".join(parts[:index + 1])
+        is_folder = index < len(parts) - 1
+        if exclude and matches_any(prefix, exclude) or is_folder and parts[index] in SKIPPED_FOLDERS:
+            return True
+    return False
 
 
 class _Included:
@@ -118,23 +141,32 @@ class _Included:
         return name.endswith(self.suffixes) or bool(self.globs) and matches_any(relative_to(path, root), self.globs)
 
 
-def _walk(folder: str, exclude: tuple[str, ...], root: Path, ancestors: set[tuple[int, int]], included: _Included
-          ) -> Iterator[str | PathProblem]:
+@dataclass(frozen=True, slots=True)
+class _Folder:
+    path: str  # as the user gave it, joined with the names below it
+    absolute: str
+    ignores: Ignores | None  # None: ignore files are not respected
+
+
+def _walk(folder: _Folder, exclude: tuple[str, ...], root: Path, ancestors: set[tuple[int, int]],
+          included: _Included) -> Iterator[str | PathProblem]:
     try:
-        status = os.stat(folder)
-        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        status = os.stat(folder.path)
+        entries = sorted(os.scandir(folder.path), key=lambda entry: entry.name)
     except OSError as error:
-        yield PathProblem(folder, error.strerror or str(error))
+        yield PathProblem(folder.path, error.strerror or str(error))
         return
     identity = (status.st_dev, status.st_ino)
     if identity in ancestors:
-        yield PathProblem(folder, "symbolic link loop (it leads back into a folder above it)")
+        yield PathProblem(folder.path, "symbolic link loop (it leads back into a folder above it)")
         return
     ancestors = ancestors | {identity}
-    if any(entry.name == "pyvenv.cfg" for entry in entries) and ancestors != {identity}:
+    names = {entry.name for entry in entries}
+    if "pyvenv.cfg" in names and ancestors != {identity}:
         return  # a virtual environment found while walking
+    ignores = folder.ignores.entering(folder.absolute, names) if folder.ignores is not None else None
     for entry in entries:
-        path = os.path.join(folder, entry.name)
+        path = os.path.join(folder.path, entry.name)
         if exclude and matches_any(relative_to(path, root), exclude):
             continue
         try:
@@ -143,9 +175,12 @@ def _walk(folder: str, exclude: tuple[str, ...], root: Path, ancestors: set[tupl
         except OSError as error:
             yield PathProblem(path, error.strerror or str(error))
             continue
+        absolute = os.path.join(folder.absolute, entry.name)
+        if ignores is not None and ignores.files and ignores.is_ignored(absolute, is_dir):
+            continue
         if is_dir:
             if entry.name not in SKIPPED_FOLDERS and not entry.name.endswith(".egg-info"):
-                yield from _walk(path, exclude, root, ancestors, included)
+                yield from _walk(_Folder(path, absolute, ignores), exclude, root, ancestors, included)
         elif is_file and included(entry.name, path, root):
             yield path
         elif entry.is_symlink() and not os.path.exists(path):

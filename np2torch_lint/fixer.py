@@ -20,7 +20,7 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from .diagnostics import Applicability, Diagnostic, Finding
-from .engine import analyse_on_this_thread, by_position, parse, run_with_deep_stack
+from .engine import LintContext, analyse_on_this_thread, by_position, parse, run_with_deep_stack
 from .fix_imports import NameClash, Spelling, import_edits
 from .files import SourceError
 from .fixes import Edit, FixStyle, without_redundant_cast
@@ -43,18 +43,19 @@ class FixOutcome:
 
 
 def fix_text(text: str, filename: str, codes: Collection[str] | None = None,
-             style: FixStyle = FixStyle.HELPERS, unsafe: bool = False) -> FixOutcome:
+             style: FixStyle = FixStyle.HELPERS, unsafe: bool = False, context: LintContext | None = None
+             ) -> FixOutcome:
     """Fix one file's text; raises ``SourceError`` if it does not parse, ``FixError`` if a fix breaks it."""
     try:
-        return run_with_deep_stack(_fix_on_this_thread, text, filename, codes, style, unsafe)
+        return run_with_deep_stack(_fix_on_this_thread, text, filename, codes, style, unsafe, context)
     except RecursionError:
         raise SourceError("too deeply nested to fix (RecursionError)") from None
 
 
 def _fix_on_this_thread(text: str, filename: str, codes: Collection[str] | None, style: FixStyle,
-                        unsafe: bool) -> FixOutcome:
+                        unsafe: bool, context: LintContext | None = None) -> FixOutcome:
     fixed = 0
-    analysis = analyse_on_this_thread(text, filename, codes, style)
+    analysis = analyse_on_this_thread(text, filename, codes, style, context)
     spelling: Spelling | None = None
     for _ in range(MAX_PASSES):
         reported = set(map(id, filter_suppressed(analysis.diagnostics, text)))
@@ -72,7 +73,7 @@ def _fix_on_this_thread(text: str, filename: str, codes: Collection[str] | None,
         if not applied or new_text == text:
             break
         try:  # the next pass's analysis parses the result: a fix that breaks the code is caught there
-            analysis = analyse_on_this_thread(new_text, filename, codes, style)
+            analysis = analyse_on_this_thread(new_text, filename, codes, style, context)
             if analysis.module is None:  # nothing to analyse, so nothing was parsed: check it anyway
                 parse(new_text)
         except SourceError as error:
@@ -186,3 +187,15 @@ def _spliced(text: str, edits: list[tuple[int, int, str]]) -> str:
         position = end
     pieces.append(text[position:])
     return "".join(pieces)
+
+
+def edits_of_one_fix(text: str, module: cst.Module, finding: Finding, spans: Mapping[cst.CSTNode, Span],
+                     edit: Edit) -> list[tuple[int, int, str]]:
+    """The text edits ``(start, end, new text)`` of one finding's fix applied alone to ``text``: its replacement
+    and the imports it needs, as a pass of ``fix_text`` writes them (reports show them as ruff's ``fix.edits``);
+    empty where the fix cannot be applied. ``edit.imports`` should start empty."""
+    target = _target(finding)
+    replacement = _replacement(finding, target, spans[target], text, module, edit)
+    if replacement is None:
+        return []
+    return [replacement, *import_edits(module, spans, edit.imports, replacement[0])]

@@ -5,27 +5,42 @@ flake8 7 only reads a ``# noqa`` on the reported line of a bracketed multi-line 
 ``np2torch-lint`` lets it stand on any line of the statement, so the plugin drops what such a comment covers
 (unless flake8 runs with ``--disable-noqa``). A file LibCST cannot parse yields nothing: flake8 reports its
 own E999 for syntax errors.
+
+Installed, the plugin is loaded by every flake8 run, so it costs nothing unless an NPT code is selected: this
+module imports only flake8 at load time, the engine (LibCST and the analysis) on the first file it lints, and
+when flake8's options select no NPT code it returns at once, without parsing.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 from typing import Iterator
 
+from flake8.style_guide import Decision, DecisionEngine
+
 from . import __version__
-from .engine import lint_text
-from .files import SourceError
-from .noqa import filter_suppressed
+
+# The rule codes, spelled out so that loading the plugin imports no rule (which would import LibCST);
+# tests/test_flake8_plugin.py checks them against the rules.
+CODES = ("NPT001", "NPT002", "NPT003", "NPT004", "NPT005")
 
 
 class Np2TorchChecker:
     name = "np2torch-lint"
     version = __version__
     disable_noqa = False
+    any_selected = True  # whether flake8's options select at least one NPT code
 
     @classmethod
-    def parse_options(cls, options: object) -> None:
+    def parse_options(cls, options: argparse.Namespace) -> None:
         cls.disable_noqa = bool(getattr(options, "disable_noqa", False))
+        try:
+            decisions = DecisionEngine(options)
+        except AttributeError:  # options of another shape (a flake8 we do not know): lint, as before
+            cls.any_selected = True
+            return
+        cls.any_selected = any(decisions.decision_for(code) is Decision.Selected for code in CODES)
 
     # flake8 passes plugin arguments by parameter name; keyword-only parameters would be silently ignored.
     def __init__(self, tree: ast.AST, filename: str, lines: list[str]) -> None:
@@ -33,9 +48,15 @@ class Np2TorchChecker:
         self.lines = lines
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
+        if not self.any_selected:
+            return
+        from .engine import lint_text
+        from .files import SourceError
+        from .noqa import filter_suppressed
+
         text = "".join(self.lines)
         try:
-            diagnostics = lint_text(text, self.filename)
+            diagnostics = lint_text(text, self.filename, check_syntax=False)
         except SourceError:
             return
         if not self.disable_noqa:

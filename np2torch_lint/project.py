@@ -77,6 +77,10 @@ class Project:
 
     # -- modules and paths
 
+    def contains(self, path: str | Path) -> bool:
+        """Whether a file lies in the project's folder (files elsewhere are linted on their own)."""
+        return Path(path).resolve().is_relative_to(self.root)
+
     def module_of(self, path: str | Path) -> tuple[str, bool] | None:
         """The dotted name of the module a file is (and whether it is a package's ``__init__``), or None."""
         resolved = Path(path).resolve()

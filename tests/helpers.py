@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from np2torch_lint.edits import source_lines
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
 
@@ -18,6 +20,27 @@ def run_command(*args: str, cwd: Path | None = None, stdin: bytes | None = None)
     command = [str(executable), *args[1:]] if executable.exists() else [sys.executable, "-m", *args]
     return subprocess.run(command, cwd=cwd or REPO, input=stdin, capture_output=True,
                           env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+
+
+def run_main(main, capsys, *argv: str) -> tuple[int, str, str]:
+    """Call a command's ``main(argv)`` in this process; returns (exit status, stdout, stderr)."""
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def apply_edits(text: str, edits: list[dict]) -> str:
+    """Apply ruff-shaped edits (positions in ``text``, 1-based) from the last to the first."""
+    starts = [0]
+    for line in source_lines(text):
+        starts.append(starts[-1] + len(line))
+
+    def offset(where: dict) -> int:
+        return starts[where["row"] - 1] + where["column"] - 1
+
+    for edit in sorted(edits, key=lambda e: (e["location"]["row"], e["location"]["column"]), reverse=True):
+        text = text[:offset(edit["location"])] + edit["content"] + text[offset(edit["end_location"]):]
+    return text
 
 
 _RUN_PROGRAMS = """

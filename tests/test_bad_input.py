@@ -105,3 +105,16 @@ def test_a_huge_file_is_refused_with_its_size(write, capsys):
     huge = write("huge.py", "import torch\n" + "# padding\n" * 1_200_000)
     code, _, err = lint(capsys, huge)
     assert code == 2 and err == [f"{huge}: could not parse: too large to lint (11.4 MiB; the limit is 10 MiB)"]
+
+
+def test_a_syntax_error_is_reported_in_a_file_that_never_mentions_the_library(write, capsys):
+    bad = write("plain.py", "def broken(:\n    pass\n")
+    code, out, err = lint(capsys, bad, write("good.py", GOOD))
+    assert code == 2 and "NPT001" in out
+    assert err == [f"{bad}: could not parse: invalid syntax at 1:12"]
+
+
+def test_syntax_this_python_lacks_but_libcst_parses_is_not_an_error(write, capsys):
+    """Python's own parser checks files without torch cheaply; LibCST, which knows newer syntax, has the last word."""
+    newer = write("newer.py", "type Alias = list[int]\n\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n")
+    assert lint(capsys, newer) == (0, "", [])

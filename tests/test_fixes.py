@@ -76,7 +76,7 @@ def test_safe_fixes_only_by_default_and_unsafe_on_request(tmp_path, capsys):
                     "t = torch.tensor(np.zeros(3, dtype=np.float32))\n")
     assert fix_main(["--fix-style", "inline", str(path)]) == 1  # NPT003 is left
     assert "w.detach().numpy()" in path.read_text() and "torch.tensor(" in path.read_text()
-    assert capsys.readouterr().err.strip().endswith("fixed 1 findings in 1 files, 1 left")
+    assert capsys.readouterr().err.strip().endswith("fixed 1 finding in 1 file, 1 left")
     assert fix_main(["--fix-style", "inline", "--unsafe-fixes", str(path)]) == 1  # changed a file
     assert "torch.as_tensor(np.zeros(3, dtype=np.float32))" in path.read_text()
     assert fix_main(["--fix-style", "inline", "--unsafe-fixes", str(path)]) == 0  # nothing left

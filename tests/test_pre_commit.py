@@ -56,3 +56,13 @@ def test_check_hook_fails_on_a_bad_file_and_the_fix_hook_rewrites_it(project):
     subprocess.run(["git", "add", "."], cwd=work, check=True, env=env)
     again = try_repo(work, env, "np2torch-lint", "bad.py", "good.py")
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+def test_the_hooks_apply_the_configurations_excludes_to_the_files_pre_commit_passes(project):
+    work, env = project
+    (work / "pyproject.toml").write_text('[tool.np2torch-lint]\nexclude = ["generated"]\n')
+    (work / "generated").mkdir()
+    (work / "generated" / "bad.py").write_text(BAD)
+    subprocess.run(["git", "add", "."], cwd=work, check=True, env=env)
+    check = try_repo(work, env, "np2torch-lint", "generated/bad.py")
+    assert check.returncode == 0, check.stdout + check.stderr

@@ -1,0 +1,250 @@
+"""What the commands do once their arguments are settled: lint, fix, add noqa comments, show rules.
+
+Each returns what happened (a report, counts, one message per input that could not be handled); ``cli.py``
+prints it and chooses the exit status.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Iterator, TextIO
+
+from .add_noqa import add_noqa
+from .config import Settings
+from .diagnostics import Diagnostic
+from .edits import FixEdits
+from .analysis.models import builtin_models
+from .engine import LintContext, analyse_text, by_position
+from .files import (
+    PathProblem, Source, SourceError, decode_source, is_excluded, is_notebook, iter_python_files, read_source,
+    relative_to,
+)
+from .fixer import FixError, FixOutcome, fix_text
+from .noqa import filter_suppressed
+from .project import Project
+from .report import Report, Reported, plural
+from .rule_pages import RuleInfo
+from .writing import StaleTemporaries, write_atomically
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    source: Source
+    codes: frozenset[str]
+    is_stdin: bool = False
+
+
+def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, errors: list[str],
+                stdin_bytes: list[bytes] | None = None) -> Iterator[Input]:
+    """Each readable input once, decoded, with the codes enabled for it; what cannot be read goes to ``errors``.
+
+    Standard input's raw bytes are appended to ``stdin_bytes`` when given, so a filter can pass them through.
+    With ``force-exclude``, standard input named (``--stdin-filename``) like an excluded file is not linted.
+    """
+    if "-" in paths:
+        data = sys.stdin.buffer.read()
+        if stdin_bytes is not None:
+            stdin_bytes.append(data)
+        if not (settings.force_exclude and is_excluded(stdin_filename, settings.exclude, settings.root)):
+            try:
+                source = decode_source(data)
+            except SourceError as error:
+                errors.append(f"{stdin_filename}: could not parse: {error}")
+            else:
+                yield Input(stdin_filename, source, settings.enabled_codes(relative_to(stdin_filename, settings.root)),
+                            True)
+    files = iter_python_files([p for p in paths if p != "-"], settings.exclude, settings.root, settings.include,
+                              respect_gitignore=settings.respect_gitignore, force_exclude=settings.force_exclude)
+    for item in files:
+        if isinstance(item, PathProblem):
+            errors.append(f"{item.path}: could not read: {item.reason}")
+            continue
+        try:
+            source = read_source(item)
+        except SourceError as error:
+            errors.append(f"{item}: could not parse: {error}")
+            continue
+        yield Input(item, source, settings.enabled_codes(relative_to(item, settings.root)))
+
+
+def context_for(settings: Settings) -> LintContext:
+    """The project around the files (its other modules, project facts) and users' model rows."""
+    models = builtin_models().with_rows(settings.models, "[tool.np2torch-lint] models") if settings.models else None
+    project = Project.at(settings.root, settings.src, models, exclude=settings.exclude)
+    return LintContext(models, project)
+
+
+def _lint_one(each: Input, settings: Settings, shows_edits: bool, text: str | None = None,
+              context: LintContext | None = None) -> list[Reported]:
+    """The findings of one input (of ``text`` instead of its source, when given), sorted, with their fixes' edits
+    when the format shows them; raises ``SourceError`` when it does not parse."""
+    text = each.source.text if text is None else text
+    if is_notebook(each.name):  # findings by cell; no edits, whose positions would be in the cells joined
+        from .notebooks import lint_notebook
+
+        found = lint_notebook(text, each.name, each.codes, settings.fix_style)
+        return [Reported(d) for d in sorted(found, key=lambda d: (d.cell or 0, d.line, d.column, d.code))]
+    analysis = analyse_text(text, each.name, each.codes, settings.fix_style, None if each.is_stdin else context)
+    kept = filter_suppressed(analysis.diagnostics, text)
+    if not kept:
+        return []
+    if not shows_edits or analysis.module is None or analysis.facts is None:
+        return [Reported(d) for d in by_position(kept)]
+    finding_of = {id(d): finding for d, finding in zip(analysis.diagnostics, analysis.findings)}
+    edits = FixEdits(text, analysis.module, analysis.spans, settings.fix_style, analysis.facts.module_names)
+    return [Reported(d, tuple(edits.of(finding_of[id(d)]))) for d in by_position(kept)]
+
+
+def _fix_one(each: Input, settings: Settings, unsafe: bool, context: LintContext | None = None) -> FixOutcome:
+    if is_notebook(each.name):
+        from .notebooks import fix_notebook
+
+        return fix_notebook(each.source.text, each.name, each.codes, settings.fix_style, unsafe)
+    return fix_text(each.source.text, each.name, each.codes, settings.fix_style, unsafe,
+                    None if each.is_stdin else context)
+
+
+def lint(paths: list[str], settings: Settings, stdin_filename: str = "stdin", shows_edits: bool = False
+         ) -> tuple[Report, list[str]]:
+    """Lint files, folders and ``-``; returns the report and one message per input that could not be linted."""
+    report = Report()
+    errors: list[str] = []
+    context = context_for(settings)
+    for each in iter_inputs(paths, settings, stdin_filename, errors):
+        try:
+            found = _lint_one(each, settings, shows_edits, context=context)
+        except SourceError as error:
+            errors.append(f"{each.name}: could not parse: {error}")
+            continue
+        if found:
+            report.findings.extend(found)
+            if not is_notebook(each.name):  # a notebook's text is JSON: its lines are not the findings' lines
+                report.sources[each.name] = each.source.text
+    return report, errors
+
+
+def lint_paths(paths: list[str], settings: Settings, stdin_filename: str = "stdin"
+               ) -> tuple[list[Diagnostic], list[str]]:
+    """Lint files and folders; returns the diagnostics and one message per file that could not be linted."""
+    report, errors = lint(paths, settings, stdin_filename)
+    return [item.diagnostic for item in report.findings], errors
+
+
+@dataclass
+class FixRun:
+    """What fixing did: counts cover only what was written (or, without writing, what would be)."""
+
+    report: Report = field(default_factory=Report)  # the findings left, in the text as written
+    errors: list[str] = field(default_factory=list)
+    fixed: int = 0  # findings fixed
+    changed_files: int = 0
+    filtered_stdin: bool = False  # standard input's fixed text went to standard output
+
+    @property
+    def left(self) -> int:
+        return len(self.report.findings)
+
+
+def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", unsafe: bool = False,
+        writes: bool = True, diff: TextIO | None = None, shows_edits: bool = False) -> FixRun:
+    """Fix files (or standard input, a filter: the fixed code goes to standard output), writing each changed file
+    atomically; with ``writes`` false, write nothing and count what would change; ``diff`` gets a unified diff."""
+    run = FixRun()
+    stdin_bytes: list[bytes] = []
+    stale = StaleTemporaries()
+    context = context_for(settings)
+    for each in iter_inputs(paths, settings, stdin_filename, run.errors, stdin_bytes):
+        try:
+            outcome = _fix_one(each, settings, unsafe, context)
+        except SourceError as error:
+            run.errors.append(f"{each.name}: could not parse: {error}")
+            continue
+        except FixError as error:
+            run.errors.append(f"{each.name}: internal error, file left unchanged: {error}")
+            continue
+        changed = outcome.text != each.source.text
+        if diff is not None and changed and is_notebook(each.name):
+            diff.writelines(outcome.diff_lines(each.name))  # a NotebookFixOutcome: a diff per cell
+        elif diff is not None and changed:
+            diff.writelines(difflib.unified_diff(
+                each.source.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True),
+                fromfile=each.name, tofile=each.name))
+        written = True
+        if writes and not each.is_stdin:
+            stale.clean_beside(each.name)  # temporary files a killed run left in this folder
+        if writes and each.is_stdin:
+            sys.stdout.buffer.write(outcome.text.encode(each.source.encoding))
+            run.filtered_stdin = True
+        elif writes and changed:
+            try:
+                write_atomically(each.name, outcome.text.encode(each.source.encoding))
+            except (OSError, UnicodeEncodeError) as error:
+                run.errors.append(f"{each.name}: could not write, left unchanged: {error}")
+                written = False
+        if written:
+            run.fixed += outcome.fixed
+            run.changed_files += changed
+            text, left = outcome.text, [Reported(d) for d in outcome.remaining]
+        else:
+            text, left = each.source.text, []  # everything found is still there: found again below
+        if not written or (shows_edits and not is_notebook(each.name) and any(item.diagnostic.fix for item in left)):
+            left = _lint_one(each, settings, shows_edits, text)
+        if left:
+            run.report.findings.extend(left)
+            if not is_notebook(each.name):
+                run.report.sources[each.name] = text
+    if writes and stdin_bytes and not run.filtered_stdin:
+        sys.stdout.buffer.write(stdin_bytes[0])  # a filter never loses its input: pass it through unchanged
+        run.filtered_stdin = True
+    return run
+
+
+@dataclass
+class NoqaRun:
+    added: int = 0  # comments added or extended
+    files: int = 0
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what was left alone, and why (not an error)
+
+
+def add_noqa_comments(paths: list[str], settings: Settings) -> NoqaRun:
+    """Add a ``# noqa: CODES`` comment for every finding; files without findings are never touched."""
+    run = NoqaRun()
+    for each in iter_inputs(paths, settings, "stdin", run.errors):
+        try:
+            found = _lint_one(each, settings, shows_edits=False)
+        except SourceError as error:
+            run.errors.append(f"{each.name}: could not parse: {error}")
+            continue
+        if found and is_notebook(each.name):
+            run.notes.append(f"{each.name}: {plural(len(found), 'finding')} left: --add-noqa does not change "
+                             "notebooks yet (per-file-ignores can cover them)")
+            continue
+        text, added = add_noqa(each.source.text, [item.diagnostic for item in found])
+        if not added:
+            continue
+        try:
+            write_atomically(each.name, text.encode(each.source.encoding))
+        except (OSError, UnicodeEncodeError) as error:
+            run.errors.append(f"{each.name}: could not write, left unchanged: {error}")
+            continue
+        run.added += added
+        run.files += 1
+    return run
+
+
+def write_rule_table(rules: list[RuleInfo], stream: TextIO, as_json: bool = False) -> None:
+    """``rule --all``: one row per rule (code, name, summary), or the rules with their pages as JSON."""
+    if as_json:
+        json.dump([{"code": rule.code, "name": rule.name, "summary": rule.summary, "explanation": rule.page}
+                   for rule in rules], stream, indent=2)
+        stream.write("\n")
+        return
+    name_width = max(len(rule.name) for rule in rules)
+    stream.write(f"{'code':<8}{'name':<{name_width + 2}}summary\n")
+    for rule in rules:
+        stream.write(f"{rule.code:<8}{rule.name:<{name_width + 2}}{rule.summary}\n")

@@ -1,0 +1,67 @@
+"""A fix as text edits (ruff's ``fix.edits``): what applying one finding's fix alone changes in the file's text.
+
+The fixer says what it would write for that finding (``fixer.edits_of_one_fix``: the replacement and the
+imports it adds, where it adds them); this module turns those offsets into 1-based (line, column) positions of
+the text as it is. The JSON and SARIF reports show them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Mapping
+
+import libcst as cst
+
+from .diagnostics import Finding
+from .fix_imports import Spelling
+from .fixer import edits_of_one_fix
+from .fixes import Edit, FixStyle
+from .positions import LineIndex, Span
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """Replace the text from ``start`` to ``end`` with ``content``: (line, column), 1-based, ``end`` exclusive."""
+
+    content: str
+    start: tuple[int, int]
+    end: tuple[int, int]
+
+    def as_dict(self) -> dict[str, object]:
+        """Ruff's JSON shape: ``content``, ``location`` and ``end_location`` as ``{row, column}``."""
+        return {"content": self.content,
+                "location": {"row": self.start[0], "column": self.start[1]},
+                "end_location": {"row": self.end[0], "column": self.end[1]}}
+
+
+class FixEdits:
+    """The edits of each finding's fix in one analysed file, each fix applied alone to the original text."""
+
+    def __init__(self, text: str, module: cst.Module, spans: Mapping[cst.CSTNode, Span], style: FixStyle,
+                 module_names: Mapping[str, str]) -> None:
+        self.text, self.module, self.spans = text, module, spans
+        self.lines = LineIndex(text)
+        # one Edit for the file: how it spells names is worked out once; each fix starts with no imports
+        self.edit = Edit(style, Spelling(dict(module_names)), module, text)
+
+    def of(self, finding: Finding) -> list[TextEdit]:
+        """Empty when there is no fix, or one the fixer would not apply on its own."""
+        if finding.fix is None:
+            return []
+        self.edit.imports = set()
+        return [TextEdit(new, self._position(start), self._position(end))
+                for start, end, new in sorted(edits_of_one_fix(self.text, self.module, finding, self.spans,
+                                                               self.edit))]
+
+    def _position(self, offset: int) -> tuple[int, int]:
+        where = self.lines.position(offset)
+        return where.line, where.column + 1
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines as Python and LibCST count them (``\\n``, ``\\r\\n`` or ``\\r`` ends a line; a form feed does not,
+    unlike ``str.splitlines``), each with its line ending."""
+    return _LINE.findall(text)

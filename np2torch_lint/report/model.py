@@ -1,0 +1,70 @@
+"""What every format is given: the findings to show, the sources they point into, and how to show them."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from ..diagnostics import Applicability, Diagnostic, Fix
+from ..edits import TextEdit
+
+
+@dataclass(frozen=True, slots=True)
+class Reported:
+    """One finding as reported (in a notebook, ``diagnostic.cell`` says which cell), with its fix's edits for the
+    formats that show them."""
+
+    diagnostic: Diagnostic
+    edits: tuple[TextEdit, ...] = ()  # empty when there is no fix or the format does not show edits
+
+
+@dataclass
+class Report:
+    findings: list[Reported] = field(default_factory=list)
+    #: each reported file's text (the text the positions point into), for the formats that quote it
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    color: bool = False
+    show_fixes: bool = False  # list each finding's fix (the formats for programs always carry it)
+    unsafe_fixes: bool = False  # whether --fix would apply unsafe fixes too: decides what is marked [*]
+
+
+def fix_applies(fix: Fix | None, options: ReportOptions) -> bool:
+    """Whether ``--fix`` with these options would apply this fix."""
+    return fix is not None and (fix.applicability is Applicability.SAFE or options.unsafe_fixes)
+
+
+def wants_color(stream: TextIO, environ: os._Environ[str] | dict[str, str] = os.environ) -> bool:
+    """Colours on a terminal only; ``NO_COLOR`` turns them off, ``FORCE_COLOR`` forces them (any value but empty).
+
+    NO_COLOR wins when both are set, as in CPython and pytest.
+    """
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR"):
+        return True
+    if environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 finding``, ``2 findings``, ``0 files``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def relative_posix_path(filename: str) -> str:
+    """A reported path relative to the current folder when it is inside it, '/'-separated (CI tools want that)."""
+    if os.path.isabs(filename):
+        try:
+            relative = os.path.relpath(filename)
+        except ValueError:  # another drive, on Windows
+            return filename.replace(os.sep, "/")
+        if not relative.startswith(".."):
+            filename = relative
+    return os.path.normpath(filename).replace(os.sep, "/")

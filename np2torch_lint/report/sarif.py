@@ -1,0 +1,84 @@
+"""SARIF 2.1.0, for code-scanning services: every rule described under ``tool.driver.rules`` (its page included as
+``help``), each finding a result with its region and, where it has one, its fix as replacements.
+
+Columns count code points (``columnKind``), as the other formats' do; paths inside the current folder are given
+relative to it (``%SRCROOT%``), others as absolute file URIs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TextIO
+from urllib.parse import quote
+
+from .. import __version__
+from ..rule_pages import all_rules, page_uri
+from .model import Report, ReportOptions, Reported, relative_posix_path
+
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SOURCE_ROOT = "%SRCROOT%"
+
+
+def write_sarif(report: Report, stream: TextIO, options: ReportOptions) -> None:
+    rules = all_rules()
+    index = {rule.code: position for position, rule in enumerate(rules)}
+    run = {
+        "tool": {"driver": {
+            "name": "np2torch-lint",
+            "version": __version__,
+            "informationUri": page_uri(rules[0].code).rsplit("/", 1)[0] + "/",
+            "rules": [{
+                "id": rule.code,
+                "name": rule.name,
+                "shortDescription": {"text": rule.summary},
+                "fullDescription": {"text": rule.lead},
+                "help": {"text": rule.page, "markdown": rule.page},
+                "helpUri": page_uri(rule.code),
+                "defaultConfiguration": {"level": "error"},
+            } for rule in rules],
+        }},
+        "columnKind": "unicodeCodePoints",
+        "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path.cwd().as_uri() + "/"}},
+        "results": [_result(item, index) for item in report.findings],
+    }
+    json.dump({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, stream, indent=2)
+    stream.write("\n")
+
+
+def _artifact(filename: str) -> dict[str, str]:
+    path = relative_posix_path(filename)
+    if os.path.isabs(path):
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(path), "uriBaseId": SOURCE_ROOT}
+
+
+def _region(start: tuple[int, int], end: tuple[int, int]) -> dict[str, int]:
+    return {"startLine": start[0], "startColumn": start[1], "endLine": end[0], "endColumn": end[1]}
+
+
+def _result(item: Reported, index: dict[str, int]) -> dict[str, object]:
+    d = item.diagnostic
+    result: dict[str, object] = {
+        "ruleId": d.code,
+        "ruleIndex": index[d.code],
+        "level": "error",
+        "message": {"text": d.message},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": _artifact(d.filename),
+            "region": _region((d.line, d.column), (d.end_line, d.end_column)),
+        }}],
+    }
+    if d.fix is not None and item.edits:
+        result["fixes"] = [{
+            "description": {"text": f"{d.fix.title} ({d.fix.applicability.value} fix)"},
+            "artifactChanges": [{
+                "artifactLocation": _artifact(d.filename),
+                "replacements": [{"deletedRegion": _region(edit.start, edit.end),
+                                  "insertedContent": {"text": edit.content}} for edit in item.edits],
+            }],
+        }]
+    if d.cell is not None:
+        result["properties"] = {"cell": d.cell}
+    return result
