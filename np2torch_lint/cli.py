@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from . import __version__
-from .commands import add_noqa_comments, fix, lint, lint_paths, write_rule_table
+from .commands import Performance, add_noqa_comments, fix, lint, lint_paths, write_rule_table
 from .config import ConfigError, RuleSelection, Settings, find_pyproject, load_settings, parse_codes
 from .fixes import FixStyle
 from .report import ALIASES, FORMATS, Report, ReportOptions, plural, wants_color
@@ -98,6 +98,13 @@ def build_parser(fixing: bool = False) -> argparse.ArgumentParser:
                        help="apply exclude to paths given explicitly too, as pre-commit needs (default: no)")
     files.add_argument("--stdin-filename", metavar="NAME", default="stdin",
                        help="the name to report for standard input (default: stdin)")
+
+    running = parser.add_argument_group("running")
+    running.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
+                         help="worker processes (default: the number of CPUs; results are the same with any N)")
+    running.add_argument("--no-cache", action="store_true",
+                         help="read and write no cache (default: .np2torch_lint_cache/ beside the configuration)")
+    running.add_argument("--cache-dir", metavar="PATH", type=Path, help="where the cache lives")
 
     configuration = parser.add_argument_group("configuration")
     configuration.add_argument("--config", metavar="PATH", type=Path,
@@ -252,9 +259,24 @@ def _print_errors(errors: list[str]) -> None:
         print(message, file=sys.stderr)
 
 
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes (1 or more), got {text!r}")
+    return jobs
+
+
+def _performance(args: argparse.Namespace) -> Performance:
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    return Performance(jobs=jobs, cache=not args.no_cache, cache_dir=args.cache_dir)
+
+
 def _lint(settings: Settings, args: argparse.Namespace, output_format: str) -> int:
     shows_edits = FORMATS[output_format].shows_edits and not args.statistics
-    report, errors = lint(args.paths, settings, args.stdin_filename, shows_edits)
+    report, errors = lint(args.paths, settings, args.stdin_filename, shows_edits, _performance(args))
     _print_errors(errors)
     _write_report(report, args, output_format, sys.stdout)
     if errors:
@@ -269,7 +291,7 @@ def _fix(settings: Settings, args: argparse.Namespace, output_format: str) -> in
     writes = not (args.diff or args.check)
     shows_edits = FORMATS[output_format].shows_edits and not args.statistics
     run = fix(args.paths, settings, stdin_filename=args.stdin_filename, unsafe=args.unsafe_fixes, writes=writes,
-              diff=sys.stdout if args.diff else None, shows_edits=shows_edits)
+              diff=sys.stdout if args.diff else None, shows_edits=shows_edits, performance=_performance(args))
     _print_errors(run.errors)
     if not args.diff:
         _write_report(run.report, args, output_format, sys.stderr if run.filtered_stdin else sys.stdout)

@@ -10,21 +10,21 @@ import difflib
 import json
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterator, TextIO
 
 from .add_noqa import add_noqa
 from .config import Settings
 from .diagnostics import Diagnostic
 from .edits import FixEdits
-from .analysis.models import builtin_models
 from .engine import LintContext, analyse_text, by_position
 from .files import (
     PathProblem, Source, SourceError, decode_source, is_excluded, is_notebook, iter_python_files, read_source,
     relative_to,
 )
 from .fixer import FixError, FixOutcome, fix_text
+from .jobs import FileResult, Linter, fix_files, lint_files
 from .noqa import filter_suppressed
-from .project import Project
 from .report import Report, Reported, plural
 from .rule_pages import RuleInfo
 from .writing import StaleTemporaries, write_atomically
@@ -71,11 +71,13 @@ def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, error
         yield Input(item, source, settings.enabled_codes(relative_to(item, settings.root)))
 
 
-def context_for(settings: Settings) -> LintContext:
-    """The project around the files (its other modules, project facts) and users' model rows."""
-    models = builtin_models().with_rows(settings.models, "[tool.np2torch-lint] models") if settings.models else None
-    project = Project.at(settings.root, settings.src, models, exclude=settings.exclude)
-    return LintContext(models, project)
+@dataclass(frozen=True)
+class Performance:
+    """How a run goes, not what it finds: worker processes and the cache."""
+
+    jobs: int = 1
+    cache: bool = False
+    cache_dir: Path | None = None  # default: ``cache-dir`` of the settings, beside the configuration
 
 
 def _lint_one(each: Input, settings: Settings, shows_edits: bool, text: str | None = None,
@@ -108,15 +110,20 @@ def _fix_one(each: Input, settings: Settings, unsafe: bool, context: LintContext
                     None if each.is_stdin else context)
 
 
-def lint(paths: list[str], settings: Settings, stdin_filename: str = "stdin", shows_edits: bool = False
-         ) -> tuple[Report, list[str]]:
+def lint(paths: list[str], settings: Settings, stdin_filename: str = "stdin", shows_edits: bool = False,
+         performance: Performance = Performance()) -> tuple[Report, list[str]]:
     """Lint files, folders and ``-``; returns the report and one message per input that could not be linted."""
     report = Report()
     errors: list[str] = []
-    context = context_for(settings)
-    for each in iter_inputs(paths, settings, stdin_filename, errors):
+    inputs = list(iter_inputs(paths, settings, stdin_filename, errors))
+    linter = Linter.for_settings(settings, performance.cache_dir, performance.cache)
+    files = [each for each in inputs if not each.is_stdin and not is_notebook(each.name)]
+    results = lint_files(linter, [(each.name, each.source.text) for each in files], shows_edits, performance.jobs)
+    result_of = {id(each): result for each, result in zip(files, results)}
+    for each in inputs:
         try:
-            found = _lint_one(each, settings, shows_edits, context=context)
+            result = result_of.get(id(each))
+            found = _lint_one(each, settings, shows_edits) if result is None else _reported(each, result)
         except SourceError as error:
             errors.append(f"{each.name}: could not parse: {error}")
             continue
@@ -125,6 +132,16 @@ def lint(paths: list[str], settings: Settings, stdin_filename: str = "stdin", sh
             if not is_notebook(each.name):  # a notebook's text is JSON: its lines are not the findings' lines
                 report.sources[each.name] = each.source.text
     return report, errors
+
+
+def _reported(each: Input, result: FileResult) -> list[Reported]:
+    """A file's result as reported: the rules enabled for it, less what ``# noqa`` silences, by position."""
+    if result.error is not None:
+        raise SourceError(result.error)
+    findings = [(d, edits) for d, edits in result.findings(each.name) if d.code in each.codes]
+    kept = set(map(id, filter_suppressed([d for d, _ in findings], each.source.text)))
+    reported = [Reported(d, edits) for d, edits in findings if id(d) in kept]
+    return sorted(reported, key=lambda item: (item.diagnostic.line, item.diagnostic.column, item.diagnostic.code))
 
 
 def lint_paths(paths: list[str], settings: Settings, stdin_filename: str = "stdin"
@@ -150,16 +167,31 @@ class FixRun:
 
 
 def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", unsafe: bool = False,
-        writes: bool = True, diff: TextIO | None = None, shows_edits: bool = False) -> FixRun:
+        writes: bool = True, diff: TextIO | None = None, shows_edits: bool = False,
+        performance: Performance = Performance()) -> FixRun:
     """Fix files (or standard input, a filter: the fixed code goes to standard output), writing each changed file
     atomically; with ``writes`` false, write nothing and count what would change; ``diff`` gets a unified diff."""
     run = FixRun()
     stdin_bytes: list[bytes] = []
     stale = StaleTemporaries()
-    context = context_for(settings)
-    for each in iter_inputs(paths, settings, stdin_filename, run.errors, stdin_bytes):
+    inputs = list(iter_inputs(paths, settings, stdin_filename, run.errors, stdin_bytes))
+    linter = Linter.for_settings(settings, None, use_cache=False)
+    context = linter.context
+    files = [each for each in inputs if not each.is_stdin and not is_notebook(each.name)]
+    results = fix_files(linter, [(each.name, each.source.text, each.codes) for each in files], unsafe,
+                        performance.jobs)
+    result_of = {id(each): result for each, result in zip(files, results)}  # all fixed before anything is written
+    for each in inputs:
         try:
-            outcome = _fix_one(each, settings, unsafe, context)
+            result = result_of.get(id(each))
+            if result is None:
+                outcome = _fix_one(each, settings, unsafe, context)
+            elif result.error_kind == "parse":
+                raise SourceError(result.error)
+            elif result.error_kind == "fix":
+                raise FixError(result.error)
+            else:
+                outcome = FixOutcome(result.text, result.fixed, result.remaining_diagnostics(each.name))
         except SourceError as error:
             run.errors.append(f"{each.name}: could not parse: {error}")
             continue
@@ -192,7 +224,7 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
         else:
             text, left = each.source.text, []  # everything found is still there: found again below
         if not written or (shows_edits and not is_notebook(each.name) and any(item.diagnostic.fix for item in left)):
-            left = _lint_one(each, settings, shows_edits, text)
+            left = _lint_one(each, settings, shows_edits, text, None if each.is_stdin else context)
         if left:
             run.report.findings.extend(left)
             if not is_notebook(each.name):

@@ -12,7 +12,6 @@ import sys
 import threading
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Collection, Mapping, TypeVar
 
 import libcst as cst
@@ -25,7 +24,7 @@ from .analysis import Analyzer, Facts
 from .analysis.models import Models
 from .noqa import skips_file
 from .positions import Span, locate, ranges
-from .project import Project
+from .project import ModuleLink, Project
 from .rules import ALL_RULES
 
 
@@ -182,8 +181,8 @@ def findings_for(module: cst.Module, codes: Collection[str] | None = None,
     facts = analyzer.analyze(module)
     if project is not None:
         facts.default_dtype_changed_in = project.facts().default_dtype_changed_in
-        if link is not None and link.module is not None and filename is not None:
-            project.remember(link.module, Path(filename), analyzer.exported(), link.dependencies)
+        if link is not None:
+            project.remember(link, analyzer.exported())
     findings = [finding for rule in ALL_RULES if codes is None or rule.CODE in codes
                 for finding in rule.check(facts, style)]
     return findings, facts, analyzer
@@ -199,6 +198,8 @@ class Analysis:
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)  # one per finding, same order
     spans: Mapping[cst.CSTNode, Span] = field(default_factory=dict)
+    #: the other modules of the project whose summaries the analysis used: path -> digest (for the cache)
+    dependencies: dict[str, str] = field(default_factory=dict)
 
     @property
     def positions(self) -> dict[cst.CSTNode, CodeRange]:
@@ -260,9 +261,10 @@ def by_position(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None, style: FixStyle,
                          context: LintContext | None = None) -> Analysis:
     module = parse(text)
-    findings, facts, _ = findings_for(module, codes, style, context, filename)
+    findings, facts, analyzer = findings_for(module, codes, style, context, filename)
+    dependencies = dict(analyzer.project.dependencies) if isinstance(analyzer.project, ModuleLink) else {}
     if not findings:
-        return Analysis(module, facts)
+        return Analysis(module, facts, dependencies=dependencies)
     wanted = {finding.node for finding in findings}
     wanted.update(finding.fix.target for finding in findings if finding.fix is not None and finding.fix.target)
     if any(finding.fix is not None for finding in findings):
@@ -274,7 +276,7 @@ def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None
         diagnostics.append(Diagnostic(
             finding.code, finding.message, filename, where.start.line, where.start.column + 1, where.end.line,
             where.end.column + 1, finding.fix))
-    return Analysis(module, facts, findings, diagnostics, spans)
+    return Analysis(module, facts, findings, diagnostics, spans, dependencies)
 
 
 def layout_statements(module: cst.Module) -> list[cst.CSTNode]:

@@ -34,17 +34,31 @@ def test_a_killed_fix_leaves_each_file_whole_and_the_next_run_cleans_up(tmp_path
         originals[path] = path.read_text()
     fixed = {path: fix_text(text, str(path), style=FixStyle.HELPERS, unsafe=True).text
              for path, text in originals.items()}
-    command = [sys.executable, "-m", "np2torch_lint", "--fix", "--unsafe-fixes", str(tmp_path)]
+    command = [sys.executable, "-m", "np2torch_lint", "--fix", "--unsafe-fixes", "-j", "1", "--no-cache",
+               str(tmp_path)]
     interrupted_mid_tree = False
-    for _ in range(4):
+    for attempt in range(6):
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.5, 3.0))
+        # the files are written after every fix is worked out: kill as soon as the first one has changed
+        # (or at a random moment, every other attempt), never waiting longer than a minute
+        deadline = time.monotonic() + 60
+        random_moment = time.monotonic() + rng.uniform(0.2, 2.0) if attempt % 2 else None
+        while process.poll() is None and time.monotonic() < deadline:
+            if random_moment is not None and time.monotonic() >= random_moment:
+                break
+            if random_moment is None and any(path.read_text() == fixed[path] != originals[path]
+                                             for path in rng.sample(list(originals), 30)):
+                time.sleep(rng.uniform(0.0, 0.02))
+                break
+            time.sleep(0.005)
         process.send_signal(signal.SIGKILL)
         process.wait()
         for path in originals:
             assert path.read_text() in (originals[path], fixed[path]), path
         done = sum(path.read_text() == fixed[path] for path in originals)
         interrupted_mid_tree |= 0 < done < len(originals)
+        if done == len(originals):
+            break
     assert interrupted_mid_tree, "no kill landed while files were being written: the test proved nothing"
     finished = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert finished.returncode in (0, 1), finished.stderr

@@ -220,3 +220,6 @@ class ProjectLink(Protocol):
 
     def lookup(self, qualname: str) -> Value | None:
         """A member of another module of the project (``pkg.utils.helper``) as its summary says, or None."""
+
+    def names_of(self, module: str) -> dict[str, Value]:
+        """``from module import *`` of a module of the project: its public names, as its summary says."""

@@ -98,6 +98,10 @@ class LibraryMixin:
         for name in ("like", "float-of"):
             if name in model.params:
                 source = self._model_source(model.params[name], args, receiver)
+                if name == "float-of" and source is not None and source.kind is Kind.NUMBER and source.dtype in (
+                        "int", "float"):
+                    # ``np.log(0.01)``: a Python number in, one NumPy float64 scalar out, by NumPy's default
+                    return Value(Kind.NUMPY_VALUE, dtype="float64", float64_by_default=True)
                 if source is None or not source.is_numpy:
                     return UNKNOWN  # np.transpose(tensor) and friends call the tensor's own method
                 kind = _reduced_kind(model, source)

@@ -104,6 +104,10 @@ class StatementsMixin:
         module = dotted_name(node.module) if node.module is not None else None
         relative = bool(node.relative)
         if isinstance(node.names, cst.ImportStar):
+            if self.project is not None:  # ``from .archs import *``: a module of the project's public names
+                absolute = self.project.absolute(len(node.relative), module) if relative else module
+                if absolute is not None:
+                    self.scope.names.update(self.project.names_of(absolute))
             return
         for alias in node.names:
             name = dotted_name(alias.name)

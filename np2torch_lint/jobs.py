@@ -1,0 +1,237 @@
+"""Linting many files: each file's result from the cache when nothing it depends on changed, the others
+analysed, in this process or in ``-j`` worker processes.
+
+A file's result is kept as plain data (``FileResult``: its findings for every rule, with their fixes' titles and,
+when a format asked for them, their edits) so that it can be cached and sent between processes; which findings
+are reported (``select``/``ignore``, ``# noqa``) is decided afterwards, the same way for every source. Results
+are the same with ``-j 1``, ``-j N``, a cold cache and a warm one: a file's result depends only on its text, the
+summaries of the modules it imports and the project facts.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .analysis.models import builtin_models
+from .config import Settings
+from .diagnostics import Applicability, Diagnostic, Fix
+from .edits import FixEdits, TextEdit
+from .engine import LintContext, analyse_text
+from .files import SourceError
+from .fixer import FixError, fix_text
+from .fixes import FixStyle
+from .project import Cache, Project, ProjectFacts, digest, settings_key
+
+#: below this many files to analyse, worker processes cost more than they save
+_PARALLEL_AT_LEAST = 8
+
+
+@dataclass
+class FileResult:
+    """What linting one file gave: its findings (for every rule) as data, or why it could not be linted."""
+
+    diagnostics: list[dict] = field(default_factory=list)
+    error: str | None = None
+    #: the summaries of other modules it used (path -> digest), and the project facts it saw
+    dependencies: dict[str, str] = field(default_factory=dict)
+    facts: str = ""
+    has_edits: bool = False
+
+    def as_data(self) -> dict:
+        return {"diagnostics": self.diagnostics, "error": self.error, "dependencies": self.dependencies,
+                "facts": self.facts, "has_edits": self.has_edits}
+
+    @classmethod
+    def from_data(cls, data: object) -> FileResult | None:
+        if not isinstance(data, dict) or not isinstance(data.get("diagnostics"), list):
+            return None
+        return cls(list(data["diagnostics"]), data.get("error"), dict(data.get("dependencies") or {}),
+                   str(data.get("facts", "")), bool(data.get("has_edits")))
+
+    def findings(self, filename: str) -> list[tuple[Diagnostic, tuple[TextEdit, ...]]]:
+        """The findings as diagnostics of ``filename`` (fixes carry their title and safety, not their code)."""
+        found = []
+        for item in self.diagnostics:
+            fix_data = item.get("fix")
+            fix = None if fix_data is None else Fix(
+                Applicability(fix_data["applicability"]), fix_data["title"], _rebuild_from_the_source)
+            diagnostic = Diagnostic(item["code"], item["message"], filename, item["line"], item["column"],
+                                    item["end_line"], item["end_column"], fix)
+            edits = tuple(TextEdit(edit["content"], tuple(edit["start"]), tuple(edit["end"]))  # type: ignore[arg-type]
+                          for edit in item.get("edits", ()))
+            found.append((diagnostic, edits))
+        return found
+
+
+def _rebuild_from_the_source(*_: object) -> None:
+    raise RuntimeError("a fix read from a result has no code: fixing analyses the file again")
+
+
+@dataclass
+class Linter:
+    """Lints files of one project with one configuration: the context, the cache and the project facts."""
+
+    settings: Settings
+    context: LintContext
+    cache: Cache | None
+    facts: str
+
+    @classmethod
+    def for_settings(cls, settings: Settings, cache_dir: Path | None, use_cache: bool = True,
+                     facts: ProjectFacts | None = None) -> Linter:
+        """``facts``, when given, are the project facts another process already worked out."""
+        models = builtin_models().with_rows(settings.models, "[tool.np2torch-lint] models") if settings.models else None
+        cache = None
+        if use_cache:
+            folder = cache_dir if cache_dir is not None else settings.root / settings.cache_dir
+            cache = Cache.open(folder, settings_key(settings.fix_style.value, sorted(settings.models.items()),
+                                                    list(settings.src)))
+        project = Project.at(settings.root, settings.src, models, cache, settings.exclude, facts)
+        return cls(settings, LintContext(models, project), cache, digest(repr(project.facts())))
+
+    def cached(self, path: str, text: str, edits: bool) -> FileResult | None:
+        """A file's result from the cache, when its text, the project facts and every summary it used are
+        unchanged (and it has edits, if they are wanted)."""
+        project = self.context.project
+        assert project is not None
+        resolved = Path(path).resolve()
+        content = digest(text)
+        project.knows_text(resolved, text, content)
+        if self.cache is None:
+            return None
+        entry = self.cache.entry(resolved, content)
+        cached = FileResult.from_data(entry.get("result")) if entry is not None else None
+        if (cached is not None and cached.facts == self.facts and (cached.has_edits or not edits)
+                and project.dependencies_unchanged(cached.dependencies)):
+            return cached
+        return None
+
+    def result(self, path: str, text: str, edits: bool) -> FileResult:
+        """One file's result: from the cache when it is still right, else analysed (and cached)."""
+        cached = self.cached(path, text, edits)
+        if cached is not None:
+            return cached
+        result = self._analysed(path, text, edits)
+        if self.cache is not None:
+            self.cache.update(Path(path).resolve(), digest(text), result=result.as_data())
+        return result
+
+    def _analysed(self, path: str, text: str, edits: bool) -> FileResult:
+        style = self.settings.fix_style
+        try:
+            analysis = analyse_text(text, path, None, style, self.context)
+        except SourceError as error:
+            return FileResult(error=str(error), facts=self.facts)
+        fix_edits = None
+        if edits and analysis.module is not None and analysis.facts is not None and analysis.findings:
+            fix_edits = FixEdits(text, analysis.module, analysis.spans, style, analysis.facts.module_names)
+        diagnostics = []
+        for diagnostic, finding in zip(analysis.diagnostics, analysis.findings):
+            item: dict[str, object] = {
+                "code": diagnostic.code, "message": diagnostic.message, "line": diagnostic.line,
+                "column": diagnostic.column, "end_line": diagnostic.end_line, "end_column": diagnostic.end_column,
+                "fix": None if diagnostic.fix is None else {"applicability": diagnostic.fix.applicability.value,
+                                                            "title": diagnostic.fix.title},
+            }
+            if fix_edits is not None:
+                item["edits"] = [{"content": e.content, "start": list(e.start), "end": list(e.end)}
+                                 for e in fix_edits.of(finding)]
+            diagnostics.append(item)
+        return FileResult(diagnostics, None, analysis.dependencies, self.facts, edits)
+
+
+def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: int) -> list[FileResult]:
+    """The results of ``(path, text)`` pairs, in their order; ``jobs`` > 1 analyses in worker processes."""
+    if jobs <= 1 or len(files) < _PARALLEL_AT_LEAST:
+        return [linter.result(path, text, edits) for path, text in files]
+    results: list[FileResult | None] = [linter.cached(path, text, edits) for path, text in files]
+    pending = [index for index, result in enumerate(results) if result is None]
+    if len(pending) < _PARALLEL_AT_LEAST:
+        for index in pending:
+            results[index] = linter.result(*files[index], edits)
+        return results  # type: ignore[return-value]
+    project = linter.context.project
+    assert project is not None
+    context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
+    cache_folder = linter.cache.root if linter.cache is not None else None
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
+                             initargs=(linter.settings, cache_folder, linter.cache is not None,
+                                       project.facts())) as pool:
+        chunk = max(1, len(pending) // (jobs * 4))
+        answers = pool.map(_lint_in_worker, [(files[index][0], files[index][1], edits) for index in pending],
+                           chunksize=chunk)
+        for index, data in zip(pending, answers):
+            results[index] = FileResult.from_data(data)
+    return results  # type: ignore[return-value]
+
+
+_worker: Linter | None = None
+
+
+def _start_worker(settings: Settings, cache_folder: Path | None, use_cache: bool, facts: ProjectFacts) -> None:
+    global _worker
+    _worker = Linter.for_settings(settings, cache_folder, use_cache, facts)
+
+
+def _lint_in_worker(job: tuple[str, str, bool]) -> dict:
+    assert _worker is not None
+    path, text, edits = job
+    return _worker.result(path, text, edits).as_data()
+
+
+@dataclass
+class FixResult:
+    """What fixing one file gave, as data: its new text, how many findings were fixed and those left, or why it
+    could not be fixed (``error_kind``: "parse" or "fix")."""
+
+    text: str = ""
+    fixed: int = 0
+    remaining: list[dict] = field(default_factory=list)
+    error: str | None = None
+    error_kind: str | None = None
+
+    def remaining_diagnostics(self, filename: str) -> list[Diagnostic]:
+        return [diagnostic for diagnostic, _ in FileResult(self.remaining).findings(filename)]
+
+
+def fix_file(context: LintContext, path: str, text: str, codes: frozenset[str], style: FixStyle,
+             unsafe: bool) -> FixResult:
+    try:
+        outcome = fix_text(text, path, codes, style, unsafe, context)
+    except SourceError as error:
+        return FixResult(error=str(error), error_kind="parse")
+    except FixError as error:
+        return FixResult(error=str(error), error_kind="fix")
+    remaining = [{"code": d.code, "message": d.message, "line": d.line, "column": d.column, "end_line": d.end_line,
+                  "end_column": d.end_column,
+                  "fix": None if d.fix is None else {"applicability": d.fix.applicability.value, "title": d.fix.title}}
+                 for d in outcome.remaining]
+    return FixResult(outcome.text, outcome.fixed, remaining)
+
+
+def fix_files(linter: Linter, files: list[tuple[str, str, frozenset[str]]], unsafe: bool,
+              jobs: int) -> list[FixResult]:
+    """Fix ``(path, text, codes)`` files from their original texts (nothing is written here), in their order;
+    ``jobs`` > 1 fixes in worker processes. Every file is fixed against the others' original texts, so the
+    results do not depend on the order or on ``jobs``."""
+    style = linter.settings.fix_style
+    if jobs <= 1 or len(files) < _PARALLEL_AT_LEAST:
+        return [fix_file(linter.context, path, text, codes, style, unsafe) for path, text, codes in files]
+    project = linter.context.project
+    assert project is not None
+    context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
+                             initargs=(linter.settings, None, False, project.facts())) as pool:
+        chunk = max(1, len(files) // (jobs * 4))
+        return list(pool.map(_fix_in_worker, [(path, text, codes, unsafe) for path, text, codes in files],
+                             chunksize=chunk))
+
+
+def _fix_in_worker(job: tuple[str, str, frozenset[str], bool]) -> FixResult:
+    assert _worker is not None
+    path, text, codes, unsafe = job
+    return fix_file(_worker.context, path, text, codes, _worker.settings.fix_style, unsafe)

@@ -1,0 +1,313 @@
+"""The project around the files being linted: its modules' summaries, and what holds for the whole program.
+
+A module's summary (``analysis.exported``) says what its top-level names give; a file that imports from another
+module of the project (``from .data import load``; ``from mypkg.nets import Net`` resolved against the source
+roots; a script's sibling module) sees those names as the summary says. A summary is computed when first needed,
+by parsing and analysing the module, or read from the cache when the module and every summary it used are
+unchanged. Modules outside the project (installed packages) stay what the library models say.
+
+Import cycles: modules that import each other, directly or around a cycle, see each other's names as unknown.
+That is decided from the import graph alone, so a result never depends on which file was linted first, on
+``-j``, or on the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from ..analysis import Analyzer
+from ..analysis.exported import decode_names
+from ..analysis.models import Models
+from ..analysis.values import Kind, Value
+from ..files import SourceError, read_source
+from .cache import Cache, digest
+from .modules import ModuleFiles, absolute_module, imported_modules, strongly_connected
+
+#: files whose text says this may change torch's default dtype; confirmed by analysing them
+_SETS_DEFAULT = re.compile(r"\bset_default_(?:dtype|tensor_type)\b")
+
+
+@dataclass(frozen=True)
+class ProjectFacts:
+    """What holds for the whole program."""
+
+    #: modules (paths relative to the root) that change torch's default dtype or default tensor type
+    default_dtype_changed_in: tuple[str, ...] = ()
+
+    @property
+    def changes_default_dtype(self) -> bool:
+        return bool(self.default_dtype_changed_in)
+
+
+@dataclass
+class ModuleSummary:
+    path: Path
+    names: dict[str, Value]
+    #: a digest of the summary's data: results that used it stay right while it stays the same
+    digest: str
+
+
+@dataclass
+class Project:
+    """The modules of one project. ``link(path)`` is what the analysis of one of its files talks to."""
+
+    root: Path
+    files: ModuleFiles
+    models: Models | None = None
+    cache: Cache | None = None
+    #: globs (relative to ``root``) of files that are not the project's own code, as for linting
+    exclude: tuple[str, ...] = ()
+    _summaries: dict[Path, ModuleSummary | None] = field(default_factory=dict)
+    _running: set[Path] = field(default_factory=set)
+    _texts: dict[Path, tuple[str, str] | None] = field(default_factory=dict)
+    _graph: dict[Path, list[Path]] = field(default_factory=dict)
+    _components: dict[Path, Path] = field(default_factory=dict)
+    _facts: ProjectFacts | None = None
+
+    @classmethod
+    def at(cls, root: Path, src: Iterable[str] = (".", "src"), models: Models | None = None,
+           cache: Cache | None = None, exclude: Iterable[str] = (), facts: ProjectFacts | None = None) -> Project:
+        """``facts``: the project facts when another process already worked them out."""
+        root = root.resolve()
+        roots = tuple(dict.fromkeys((root / entry).resolve() for entry in src))
+        files = ModuleFiles(tuple(path for path in roots if path.is_dir()))
+        return cls(root, files, models, cache, tuple(exclude), _facts=facts)
+
+    def contains(self, path: str | Path) -> bool:
+        """Whether a file lies in the project's folder (files elsewhere are linted on their own)."""
+        return Path(path).resolve().is_relative_to(self.root)
+
+    def link(self, path: str | Path) -> ModuleLink:
+        resolved = Path(path).resolve()
+        found = self.files.module_of(resolved)
+        return ModuleLink(self, resolved, found[0] if found else None, found[1] if found else False)
+
+    def text_of(self, path: Path) -> tuple[str, str] | None:
+        """A module's text and its content digest, read once per run (None: it cannot be read)."""
+        if path not in self._texts:
+            try:
+                text = read_source(str(path)).text
+                self._texts[path] = (text, digest(text))
+            except SourceError:
+                self._texts[path] = None
+        return self._texts[path]
+
+    def knows_text(self, path: Path, text: str, content: str) -> None:
+        """A linted file's text as read by the caller, so it is not read again."""
+        self._texts[path.resolve()] = (text, content)
+
+    # -- the import graph
+
+    def same_cycle(self, first: Path, second: Path) -> bool:
+        return first == second or self.component(first) == self.component(second)
+
+    def component(self, path: Path) -> Path:
+        """The import cycle a module is in (its root module), from the import graph of what it reaches."""
+        if path not in self._components:
+            self._explore(path)
+            strongly_connected(self._graph, path, self._components)
+        return self._components[path]
+
+    def _explore(self, start: Path) -> None:
+        pending = [start]
+        while pending:
+            path = pending.pop()
+            if path in self._graph:
+                continue
+            self._graph[path] = targets = []
+            read = self.text_of(path)
+            if read is None:
+                continue
+            found = self.files.module_of(path)
+            name, is_package = found if found else (None, False)
+            for module in dict.fromkeys(imported_modules(read[0], name, is_package)):
+                target = self.files.path_of(module, path.parent)
+                if target is not None and target != path:
+                    targets.append(target)
+                    pending.append(target)
+
+    # -- summaries
+
+    def summary_of(self, path: Path) -> ModuleSummary | None:
+        """A module's summary: remembered, from the cache, or computed now (None: it cannot be read or parsed)."""
+        if path in self._summaries:
+            return self._summaries[path]
+        if path in self._running:
+            return None  # only reached through an import the graph did not show: unknown, as in a cycle
+        self._running.add(path)
+        try:
+            summary = self._cached_summary(path) or self._computed_summary(path)
+        finally:
+            self._running.discard(path)
+        self._summaries[path] = summary
+        return summary
+
+    def remember(self, link: ModuleLink, exported: dict) -> ModuleSummary:
+        """A module's summary, computed by analysing it (while linting it, or for an importer): kept, and cached
+        when its text was read here, so that importers need not compute it again."""
+        summary = ModuleSummary(link.path, decode_names(exported), digest_of(exported))
+        self._summaries[link.path] = summary
+        read = self._texts.get(link.path)
+        if self.cache is not None and read is not None:
+            self.cache.update(link.path, read[1], summary=exported, summary_dependencies=link.dependencies)
+        return summary
+
+    def dependencies_unchanged(self, dependencies: object) -> bool:
+        """Whether every module a result used still has the summary it had (by digest)."""
+        if not isinstance(dependencies, dict):
+            return False
+        for path, expected in dependencies.items():
+            current = self.summary_of(Path(path))
+            if (current.digest if current is not None else None) != expected:
+                return False
+        return True
+
+    def _cached_summary(self, path: Path) -> ModuleSummary | None:
+        read = self.text_of(path)
+        if self.cache is None or read is None:
+            return None
+        entry = self.cache.entry(path, read[1])
+        if entry is None or not isinstance(entry.get("summary"), dict):
+            return None
+        if not self.dependencies_unchanged(entry.get("summary_dependencies")):
+            return None
+        exported = entry["summary"]
+        return ModuleSummary(path, decode_names(exported), digest_of(exported))
+
+    def _computed_summary(self, path: Path) -> ModuleSummary | None:
+        from ..engine import parse  # the engine imports this module
+
+        read = self.text_of(path)
+        if read is None:
+            return None
+        try:
+            tree = parse(read[0])
+        except SourceError:
+            return None
+        link = self.link(path)
+        analyzer = Analyzer(self.models, link)
+        analyzer.analyze(tree)
+        return self.remember(link, analyzer.exported())
+
+    # -- what holds for the whole program
+
+    def facts(self) -> ProjectFacts:
+        """Whether any module of the project changes the default dtype or tensor type: every file of the project
+        (as linting finds them, excludes applied) scanned for the call, and confirmed by analysing it."""
+        if self._facts is None:
+            changed = []
+            for path in sorted(self._all_files()):
+                read = self.text_of(path)
+                if read is not None and _SETS_DEFAULT.search(read[0]) and self._changes_default_dtype(path, read):
+                    changed.append(_relative(path, self.root))
+            self._facts = ProjectFacts(tuple(changed))
+        return self._facts
+
+    def _changes_default_dtype(self, path: Path, read: tuple[str, str]) -> bool:
+        if self.cache is not None:
+            entry = self.cache.entry(path, read[1])
+            if entry is not None and isinstance(entry.get("changes_default_dtype"), bool):
+                return entry["changes_default_dtype"]
+        from ..engine import parse
+
+        try:
+            changes = Analyzer().analyze(parse(read[0])).sets_default_dtype
+        except SourceError:
+            changes = False
+        if self.cache is not None:
+            self.cache.update(path, read[1], changes_default_dtype=changes)
+        return changes
+
+    def _all_files(self) -> list[Path]:
+        from ..files import iter_python_files
+
+        roots = [str(root) for root in self.files.src_roots if root.is_relative_to(self.root)] or [str(self.root)]
+        return [Path(item).resolve() for item in iter_python_files(roots, self.exclude, self.root)
+                if isinstance(item, str) and item.endswith((".py", ".pyi"))]
+
+
+@dataclass
+class ModuleLink:
+    """What the analysis of one module asks of the project; it notes the summaries the module used."""
+
+    project: Project
+    path: Path
+    module: str | None
+    is_package: bool
+    #: path -> digest of each summary this module's analysis used
+    dependencies: dict[str, str] = field(default_factory=dict)
+    _lookups: dict[str, Value | None] = field(default_factory=dict)
+
+    def absolute(self, level: int, module: str | None) -> str | None:
+        return absolute_module(self.module, self.is_package, level, module)
+
+    def lookup(self, qualname: str) -> Value | None:
+        if qualname not in self._lookups:
+            found = None
+            if self.project.files.has_top(qualname.partition(".")[0], self.path.parent):
+                found = self._member(qualname)
+            self._lookups[qualname] = found
+        return self._lookups[qualname]
+
+    def names_of(self, module: str) -> dict[str, Value]:
+        """``from module import *``: the module's public names (those without a leading underscore)."""
+        summary = self._summary(module)
+        if summary is None:
+            return {}
+        return {name: value for name, value in summary.names.items() if not name.startswith("_")}
+
+    def _summary(self, module: str) -> ModuleSummary | None:
+        path = self.project.files.path_of(module, self.path.parent)
+        if path is None or self.project.same_cycle(self.path, path):
+            return None  # not the project's, or imported around a cycle: unknown
+        summary = self.project.summary_of(path)
+        if summary is not None:
+            self.dependencies[str(path)] = summary.digest
+        return summary
+
+    def _member(self, qualname: str) -> Value | None:
+        files = self.project.files
+        if files.path_of(qualname, self.path.parent) is not None:
+            return None  # ``pkg.sub`` is a module itself: it stays a name; its members are looked up
+        parts = qualname.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if files.path_of(module, self.path.parent) is None:
+                continue
+            summary = self._summary(module)
+            if summary is None:
+                return None
+            value = summary.names.get(parts[cut])
+            for attribute in parts[cut + 1:]:
+                value = _member_of(value, attribute) if value is not None else None
+            if value is not None and value.kind is Kind.REF and value.qualname and value.qualname != qualname:
+                return self.lookup(value.qualname) or value  # a re-export: follow it
+            return value
+        return None
+
+
+def _member_of(value: Value, name: str) -> Value | None:
+    from ..analysis.definitions import ClassInfo
+
+    info = value.definition
+    if not isinstance(info, ClassInfo):
+        return None
+    method = info.method(name)
+    if method is not None:
+        return Value(Kind.FUNCTION, definition=method)
+    return info.attribute(name)
+
+
+def digest_of(exported: dict) -> str:
+    return digest(json.dumps(exported, sort_keys=True))
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()

@@ -1,0 +1,143 @@
+"""The project's modules as files: names to paths, what each file imports, and the import graph's cycles.
+
+An import resolves against the project's source roots (``src``, like ruff's) and then the importing file's own
+folder (where a script's sibling modules live, as ``sys.path[0]`` makes them importable). Imports are read
+with a cheap line scan, not a parse: the graph only decides which modules import each other in a cycle, and a
+spurious edge can only make a cycle bigger (names inside it unknown), never a finding wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(.*)|import[ \t]+(.*))$", re.MULTILINE)
+_NAME = re.compile(r"[A-Za-z_][\w.]*")
+
+
+@dataclass
+class ModuleFiles:
+    """Where modules are: a module name and the importing file's folder -> a path; cached per run."""
+
+    src_roots: tuple[Path, ...]
+    _paths: dict[tuple[str, Path | None], Path | None] = field(default_factory=dict)
+    _tops: dict[tuple[str, Path | None], bool] = field(default_factory=dict)
+
+    def module_of(self, path: Path) -> tuple[str, bool] | None:
+        """The dotted name of the module a file is (and whether it is a package's ``__init__``), or None."""
+        resolved = path.resolve()
+        for root in sorted(self.src_roots, key=lambda p: len(p.parts), reverse=True):
+            try:
+                relative = resolved.relative_to(root)
+            except ValueError:
+                continue
+            parts = list(relative.with_suffix("").parts)
+            is_package = parts[-1] == "__init__"
+            if is_package:
+                parts = parts[:-1]
+            if parts and all(part.isidentifier() for part in parts):
+                return ".".join(parts), is_package
+        return None
+
+    def path_of(self, module: str, folder: Path | None = None) -> Path | None:
+        """The file of a module (``a/b.py`` or ``a/b/__init__.py``) under a source root or ``folder``."""
+        key = (module, folder)
+        if key not in self._paths:
+            relative = Path(*module.split("."))
+            found = None
+            for root in self._roots(folder):
+                for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
+                    if candidate.is_file():
+                        found = candidate.resolve()
+                        break
+                if found is not None:
+                    break
+            self._paths[key] = found
+        return self._paths[key]
+
+    def has_top(self, top: str, folder: Path | None = None) -> bool:
+        """Whether a top-level name is a package or module of the project (one probe per name and folder)."""
+        key = (top, folder)
+        if key not in self._tops:
+            self._tops[key] = any((root / top).is_dir() or (root / f"{top}.py").is_file()
+                                  for root in self._roots(folder))
+        return self._tops[key]
+
+    def _roots(self, folder: Path | None) -> tuple[Path, ...]:
+        return self.src_roots if folder is None or folder in self.src_roots else (*self.src_roots, folder)
+
+
+def absolute_module(module: str | None, is_package: bool, level: int, name: str | None) -> str | None:
+    """``from <level dots><name> import ...`` in ``module`` as an absolute module name, or None."""
+    if module is None:
+        return None
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    if level > 1:
+        if level - 1 > len(package):
+            return None
+        package = package[:len(package) - (level - 1)]
+    parts = package + (name.split(".") if name else [])
+    return ".".join(parts) or None
+
+
+def imported_modules(text: str, module: str | None, is_package: bool) -> list[str]:
+    """The absolute names a module's import statements may bring in (``from a import b`` gives ``a`` and
+    ``a.b``, since ``b`` may be a submodule); read line by line, parenthesised lists included."""
+    found: list[str] = []
+    for match in _IMPORT.finditer(text):
+        dots, source, names, plain = match.groups()
+        if plain is not None:
+            found.extend(part.split(" as ")[0].strip() for part in plain.split(",") if _NAME.match(part.strip()))
+            continue
+        base = absolute_module(module, is_package, len(dots), source or None) if dots else source
+        if not base:
+            continue
+        found.append(base)
+        if names.strip().startswith("("):
+            end = text.find(")", match.end(3) - len(names))
+            names = text[match.start(3):end if end != -1 else match.end(3)]
+        for part in names.replace("(", " ").replace(")", " ").replace("\\", " ").split(","):
+            word = part.split(" as ")[0].strip()
+            if word.isidentifier():
+                found.append(f"{base}.{word}")
+    return found
+
+
+def strongly_connected(graph: dict[Path, list[Path]], start: Path, components: dict[Path, Path]) -> None:
+    """Tarjan's algorithm, without recursion, over what ``start`` reaches; each node of a new component gets the
+    component's root in ``components`` (nodes already there keep theirs: a component is complete once found)."""
+    index: dict[Path, int] = {}
+    low: dict[Path, int] = {}
+    on_stack: set[Path] = set()
+    stack: list[Path] = []
+    counter = 0
+    work = [(start, 0)]
+    while work:
+        node, child = work.pop()
+        if child == 0:
+            if node in components or node in index:
+                continue
+            index[node] = low[node] = counter
+            counter += 1
+            stack.append(node)
+            on_stack.add(node)
+        children = [c for c in graph.get(node, []) if c not in components]
+        if child < len(children):
+            work.append((node, child + 1))
+            successor = children[child]
+            if successor not in index:
+                work.append((successor, 0))
+            elif successor in on_stack:
+                low[node] = min(low[node], index[successor])
+            continue
+        for successor in children:
+            if successor in on_stack:
+                low[node] = min(low[node], low[successor])
+        if low[node] == index[node]:
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                components[member] = node
+                if member == node:
+                    break
