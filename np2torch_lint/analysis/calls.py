@@ -6,6 +6,7 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import Args
+from .host_sync import PENDING_ARRAY
 from .torch_semantics import device_on_accelerator
 from .values import NONE, UNKNOWN, Kind, Value, bool_literal, either_all, join, ref
 
@@ -61,6 +62,7 @@ class CallsMixin:
         return Args(positional, keywords, positional_nodes)
 
     def _call_value(self, node: cst.Call, callee: Value, args: Args) -> Value:
+        self._host_sync_call(node, callee, args)
         kind = callee.kind
         if kind is Kind.REF:
             result = self._call_qualname(node, callee.qualname or "", args)
@@ -109,7 +111,7 @@ class CallsMixin:
 
     def _call_qualname(self, node: cst.Call, qualname: str, args: Args) -> Value:
         if qualname.startswith("numpy."):
-            return self._call_numpy(node, qualname, args)
+            return self._numpy_call_layout(node, qualname, args, self._call_numpy(node, qualname, args))
         if qualname.startswith("torch."):
             return self._call_torch(node, qualname, args)
         if qualname.startswith("builtins."):
@@ -126,7 +128,9 @@ class CallsMixin:
             return self._numpy_to_tensor(node, "np2torch_lint.runtime.from_numpy", args)
         if name in ("to_numpy", "to_numpy_async"):
             first = args.first
-            return Value(Kind.NDARRAY, dtype=first.dtype if first is not None else None)
+            dtype = first.dtype if first is not None else None
+            return Value(Kind.NDARRAY, dtype=dtype) if name == "to_numpy" else Value(
+                Kind.OTHER, qualname=PENDING_ARRAY, dtype=dtype)
         if name == "stack_to_device":
             device = args.keywords.get("device") or (args.positional[1] if len(args.positional) > 1 else None)
             return Value(Kind.TENSOR, requires_grad=False, on_accelerator=device_on_accelerator(device),
@@ -137,6 +141,9 @@ class CallsMixin:
 
     def _call_method(self, node: cst.Call, func: cst.Attribute, receiver: Value, method: str,
                      args: Args) -> Value:
+        decided = self._host_sync_method(node, func, receiver, method, args)
+        if decided is not None:
+            return decided
         kind = receiver.kind
         if kind is Kind.TENSOR:
             result = self._tensor_method(node, receiver, method, args)
@@ -144,7 +151,8 @@ class CallsMixin:
                 self.scope.names[func.value.value] = result  # in place: the name now holds the changed tensor
             return result
         if receiver.is_numpy:
-            return self._numpy_method(node, receiver, method, args)
+            return self._numpy_method_layout(func, receiver, method, args,
+                                             self._numpy_method(node, receiver, method, args))
         if kind is Kind.NN_MODULE:
             return self._module_method(func, receiver, method, args)
         if kind is Kind.NUMPY_GENERATOR:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import known_apis as api
+from .array_layout import subscript_layout
 from .numpy_semantics import numpy_arithmetic
 from .scope import Scope
 from .syntax import int_literal, is_copy_flag_test
@@ -77,7 +78,9 @@ class ExpressionsMixin:
                 v.kind in (Kind.NDARRAY, Kind.SEQUENCE, Kind.NONE, Kind.TENSOR) or v.qualname == "builtins.Ellipsis"
                 for v in index_values) or any(isinstance(e.slice.value, cst.Ellipsis) for e in node.slice
                                               if isinstance(e.slice, cst.Index))
-            result = base.but(kind=Kind.NDARRAY if is_slice else Kind.NUMPY_VALUE)
+            negative_strides, read_only = subscript_layout(node, base, index_values)
+            result = base.but(kind=Kind.NDARRAY if is_slice else Kind.NUMPY_VALUE, negative_strides=negative_strides,
+                              read_only=read_only)
         elif base.kind is Kind.SEQUENCE:
             result = self._element_of(base)
             if base.items is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
@@ -138,14 +141,15 @@ class ExpressionsMixin:
 
     def _lambda(self, node: cst.Lambda) -> Value:
         self._eval_parameter_defaults(node.params)
-        saved, saved_grad = self.scope, self.grad_enabled
+        saved, saved_grad, saved_function = self.scope, self.grad_enabled, self.function_node
         self.scope = Scope(saved)
         self.grad_enabled = True  # a lambda runs when called, like a def: not in the block it is written in
+        self.function_node = node
         self._bind_parameters(node.params, self.scope)
         try:
             self.eval(node.body)
         finally:
-            self.scope, self.grad_enabled = saved, saved_grad
+            self.scope, self.grad_enabled, self.function_node = saved, saved_grad, saved_function
         return OTHER
 
     def _binary_operation(self, node: cst.BinaryOperation) -> Value:
@@ -179,6 +183,7 @@ class ExpressionsMixin:
             float64_origins=frozenset().union(*(v.float64_origins for v in tensors)),
             loop_item=next((v.loop_item for v in operands if v.loop_item is not None), None),
             transfer=first.transfer,
+            pending_copy=next((v.pending_copy for v in tensors if v.pending_copy is not None), None),
         )
 
     def _result_requires_grad(self, tensors: list[Value], inputs_known: bool = True) -> bool | None:

@@ -21,10 +21,12 @@ from typing import Callable, Iterable
 
 import libcst as cst
 
+from .array_layout import ArrayLayoutMixin
 from .calls import CallsMixin
 from .control_flow import ControlFlowMixin, Loop
 from .expressions import ExpressionsMixin
 from .facts import Facts
+from .host_sync import HostSyncMixin
 from .numpy_semantics import NumpyMixin
 from .scope import Scope
 from .statements import ClassContext, StatementsMixin
@@ -35,7 +37,8 @@ from .values import UNKNOWN, Kind, Value, ref
 _ROLES: dict[type, str] = {}
 
 
-class Analyzer(StatementsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin, NumpyMixin, TorchMixin):
+class Analyzer(StatementsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin, NumpyMixin, TorchMixin,
+               ArrayLayoutMixin, HostSyncMixin):
     """Runs a module once and fills ``facts``. Use ``analyze(module)``."""
 
     def __init__(self) -> None:
@@ -48,6 +51,9 @@ class Analyzer(StatementsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin, 
         self.module_scope = self.scope
         self.silent = False  # inside a loop's first pass: facts go nowhere
         self.stacking_call: cst.Call | None = None  # a torch.stack(...) whose argument is being evaluated
+        self.function_node: cst.FunctionDef | cst.Lambda | None = None  # whose body is being read; None: module
+        #: non-blocking device-to-host copies seen: the function that made each, and the tensor it copies
+        self._host_copies: dict[cst.Call, tuple[cst.CSTNode | None, Value]] = {}
         self._loop_ids = itertools.count(1)
         self._statement_handlers: dict[type, Callable[[cst.CSTNode], None]] = {
             cst.SimpleStatementLine: self._simple_statement_line,

@@ -141,8 +141,9 @@ class StatementsMixin:
         is_method = context is not None and context.in_class_body
         function_scope = Scope(context.outer_scope if is_method else self.scope)  # type: ignore[union-attr]
         self._bind_parameters(node.params, function_scope)
-        saved = (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.class_context)
+        saved = (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.class_context, self.function_node)
         self.scope, self.grad_enabled, self.loops, self.copy_tests = function_scope, grad_enabled, [], 0
+        self.function_node = node
         if is_method:
             assert context is not None
             params = node.params.posonly_params or node.params.params
@@ -156,7 +157,8 @@ class StatementsMixin:
         try:
             self._suite(node.body)
         finally:
-            self.scope, self.grad_enabled, self.loops, self.copy_tests, self.class_context = saved
+            (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.class_context,
+             self.function_node) = saved
 
     def _eval_parameter_defaults(self, params: cst.Parameters) -> None:
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
