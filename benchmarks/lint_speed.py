@@ -41,7 +41,7 @@ def default_corpus() -> list[str]:
 
 
 def collect_files(paths: list[str], limit: int | None, seed: int) -> list[str]:
-    files = sorted(item for item in iter_python_files(paths) if isinstance(item, str))
+    files = sorted(item for item in iter_python_files(paths, include=("*.py", "*.pyi")) if isinstance(item, str))
     parsable = []
     for path in files:  # keep the files LibCST parses, so that every tool sees the same work
         try:

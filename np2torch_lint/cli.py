@@ -20,8 +20,9 @@ from . import __version__
 from .config import ConfigError, Settings, find_pyproject, load_settings, parse_codes
 from .diagnostics import Diagnostic
 from .engine import lint_text
-from .files import PathProblem, Source, SourceError, decode_source, iter_python_files, read_source, relative_to
-from .fixer import FixError, fix_text
+from .files import (PathProblem, Source, SourceError, decode_source, is_notebook, iter_python_files, read_source,
+                    relative_to)
+from .fixer import FixError, FixOutcome, fix_text
 from .fixes import FixStyle
 from .noqa import filter_suppressed
 from .report import FORMATS, write_diagnostics, write_statistics
@@ -105,7 +106,7 @@ def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, error
             yield Input(stdin_filename, decode_source(data), settings.enabled_codes(stdin_filename), True)
         except SourceError as error:
             errors.append(f"{stdin_filename}: could not parse: {error}")
-    for item in iter_python_files([p for p in paths if p != "-"], settings.exclude, settings.root):
+    for item in iter_python_files([p for p in paths if p != "-"], settings.exclude, settings.root, settings.include):
         if isinstance(item, PathProblem):
             errors.append(f"{item.path}: could not read: {item.reason}")
             continue
@@ -124,15 +125,35 @@ def lint_paths(paths: list[str], settings: Settings, stdin_filename: str = "stdi
     errors: list[str] = []
     for each in iter_inputs(paths, settings, stdin_filename, errors):
         try:
-            found = lint_text(each.source.text, each.name, each.codes)
+            diagnostics.extend(lint_input(each))
         except SourceError as error:
             errors.append(f"{each.name}: could not parse: {error}")
-            continue
-        diagnostics.extend(filter_suppressed(found, each.source.text))
     return diagnostics, errors
 
 
+def lint_input(each: Input) -> list[Diagnostic]:
+    """One input's diagnostics after ``# noqa``; a notebook's are by cell (the notebook code is imported here only)."""
+    if is_notebook(each.name):
+        from .notebooks import lint_notebook
+
+        return lint_notebook(each.source.text, each.name, each.codes)
+    return filter_suppressed(lint_text(each.source.text, each.name, each.codes), each.source.text)
+
+
+def fix_input(each: Input, settings: Settings, unsafe: bool) -> FixOutcome:
+    if is_notebook(each.name):
+        from .notebooks import fix_notebook
+
+        return fix_notebook(each.source.text, each.name, each.codes, settings.fix_style, unsafe)
+    return fix_text(each.source.text, each.name, each.codes, settings.fix_style, unsafe)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["server"]:  # a folder named "server" is linted as ./server
+        from .server import main as serve
+
+        return serve(argv[1:])
     args = build_parser().parse_args(argv)
     if args.fix or args.diff or args.check or args.unsafe_fixes:
         return run_fixes(args)
@@ -172,7 +193,7 @@ def run_fixes(args: argparse.Namespace) -> int:
     stdin_written = False
     for each in iter_inputs(args.paths, settings, args.stdin_filename, errors, stdin_bytes):
         try:
-            outcome = fix_text(each.source.text, each.name, each.codes, settings.fix_style, args.unsafe_fixes)
+            outcome = fix_input(each, settings, args.unsafe_fixes)
         except SourceError as error:
             errors.append(f"{each.name}: could not parse: {error}")
             continue
@@ -183,7 +204,9 @@ def run_fixes(args: argparse.Namespace) -> int:
         left += len(outcome.remaining)
         changed = outcome.text != each.source.text
         changed_files += changed
-        if args.diff and changed:
+        if args.diff and changed and is_notebook(each.name):
+            sys.stdout.writelines(outcome.diff_lines(each.name))  # a NotebookFixOutcome: a diff per cell
+        elif args.diff and changed:
             sys.stdout.writelines(difflib.unified_diff(
                 each.source.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True),
                 fromfile=each.name, tofile=each.name))

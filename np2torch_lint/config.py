@@ -12,6 +12,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from .files import DEFAULT_INCLUDE
 from .fixes import FixStyle
 from .rules import RULES_BY_CODE
 
@@ -28,6 +29,8 @@ class Settings:
     select: tuple[str, ...] = ("NPT",)
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    #: globs of the files to lint inside folders: ``include`` replaces the default, ``extend-include`` adds to it
+    include: tuple[str, ...] = DEFAULT_INCLUDE
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     fix_style: FixStyle = FixStyle.HELPERS
     #: the folder that ``exclude`` and ``per-file-ignores`` patterns are relative to.
@@ -100,13 +103,15 @@ def load_settings(pyproject: Path | None) -> Settings:
         return Settings()
     table = _load_toml(pyproject).get("tool", {}).get(TABLE, {})
     where = f"{pyproject}: [tool.{TABLE}]"
-    known = {"select", "ignore", "exclude", "per-file-ignores", "fix-style"}
+    known = {"select", "ignore", "exclude", "include", "extend-include", "per-file-ignores", "fix-style"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown setting {unknown[0]!r}; known settings: {', '.join(sorted(known))}")
-    exclude = table.get("exclude", [])
-    if not isinstance(exclude, list) or not all(isinstance(p, str) for p in exclude):
-        raise ConfigError(f"{where}: 'exclude' must be a list of glob patterns")
+    exclude, include, extend_include = (table.get(key, default) for key, default in (
+        ("exclude", []), ("include", list(DEFAULT_INCLUDE)), ("extend-include", [])))
+    for key, patterns in (("exclude", exclude), ("include", include), ("extend-include", extend_include)):
+        if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+            raise ConfigError(f"{where}: '{key}' must be a list of glob patterns")
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{where}: 'per-file-ignores' must be a table of pattern = [codes]")
@@ -118,6 +123,7 @@ def load_settings(pyproject: Path | None) -> Settings:
         select=parse_codes(table["select"], f"{where} select") if "select" in table else Settings.select,
         ignore=parse_codes(table.get("ignore", []), f"{where} ignore"),
         exclude=tuple(exclude),
+        include=tuple(dict.fromkeys(include + extend_include)),
         per_file_ignores={pattern: parse_codes(codes, f"{where} per-file-ignores {pattern!r}")
                           for pattern, codes in per_file.items()},
         root=pyproject.parent.resolve(),

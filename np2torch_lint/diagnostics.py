@@ -40,7 +40,11 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One finding at a place in a file. Lines and columns are 1-based; the end column is exclusive."""
+    """One finding at a place in a file. Lines and columns are 1-based; the end column is exclusive.
+
+    In a notebook, ``cell`` is the 1-based number of the cell (markdown cells count, as ruff counts them) and the
+    lines are counted within that cell.
+    """
 
     code: str
     message: str
@@ -50,12 +54,20 @@ class Diagnostic:
     end_line: int
     end_column: int
     fix: Fix | None = None
+    cell: int | None = None
+
+    @property
+    def location(self) -> str:
+        """``line:column``, or ``cell N:line:column`` in a notebook (ruff's convention)."""
+        where = f"{self.line}:{self.column}"
+        return where if self.cell is None else f"cell {self.cell}:{where}"
 
     def as_dict(self) -> dict[str, object]:
         return {
             "code": self.code,
             "message": self.message,
             "filename": self.filename,
+            "cell": self.cell,
             "line": self.line,
             "column": self.column,
             "end_line": self.end_line,

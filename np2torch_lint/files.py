@@ -5,12 +5,16 @@ from __future__ import annotations
 import fnmatch
 import io
 import os
+import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-PYTHON_SUFFIXES = (".py", ".pyi")
+#: the files linted when found inside folders (ruff's default); ``include``/``extend-include`` in the config
+DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
+NOTEBOOK_SUFFIX = ".ipynb"
+_SUFFIX_PATTERN = re.compile(r"\*\.[^*?\[\]/]+")
 # Folders never worth linting (ruff's defaults); a folder holding ``pyvenv.cfg`` is a virtual environment too.
 SKIPPED_FOLDERS = frozenset({
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
@@ -36,6 +40,11 @@ class PathProblem:
 
     path: str
     reason: str
+
+
+def is_notebook(path: str) -> bool:
+    """A Jupyter notebook, read as JSON by ``np2torch_lint.notebooks`` rather than as Python."""
+    return path.endswith(NOTEBOOK_SUFFIX)
 
 
 def decode_source(data: bytes) -> Source:
@@ -76,31 +85,40 @@ def matches_any(relative_path: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-def iter_python_files(paths: Iterable[str], exclude: Iterable[str] = (), root: Path | None = None
-                      ) -> Iterator[str | PathProblem]:
-    """The Python files under ``paths``, in a stable order.
+def iter_python_files(paths: Iterable[str], exclude: Iterable[str] = (), root: Path | None = None,
+                      include: Iterable[str] = DEFAULT_INCLUDE) -> Iterator[str | PathProblem]:
+    """The Python files and notebooks under ``paths``, in a stable order.
 
-    A path given explicitly is always linted; ``exclude`` (globs relative to ``root``) applies to what is found
-    inside folders. Symbolic links to folders are followed once: a link back into a folder already being walked
-    is reported as a loop.
+    A path given explicitly is always linted; ``include`` and ``exclude`` (globs relative to ``root``) apply to
+    what is found inside folders. Symbolic links to folders are followed once: a link back into a folder already
+    being walked is reported as a loop.
     """
     exclude = tuple(exclude)
     root = (root or Path.cwd()).resolve()
+    included = _Included(tuple(include))
     for path in paths:
-        if path.endswith(".ipynb"):
-            yield PathProblem(path, "Jupyter notebooks are not supported yet; lint the output of "
-                                    "`jupyter nbconvert --to script` instead")
-        elif os.path.isfile(path):
+        if os.path.isfile(path):
             yield path
         elif os.path.isdir(path):
-            yield from _walk(path, exclude, root, set())
+            yield from _walk(path, exclude, root, set(), included)
         elif os.path.islink(path):
             yield PathProblem(path, "broken symbolic link or symbolic link loop")
         else:
             yield PathProblem(path, "no such file or directory")
 
 
-def _walk(folder: str, exclude: tuple[str, ...], root: Path, ancestors: set[tuple[int, int]]
+class _Included:
+    """Whether a file found in a folder is to be linted; ``*.py``-style patterns cost one ``str.endswith``."""
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self.suffixes = tuple(p[1:] for p in patterns if _SUFFIX_PATTERN.fullmatch(p))
+        self.globs = tuple(p for p in patterns if not _SUFFIX_PATTERN.fullmatch(p))
+
+    def __call__(self, name: str, path: str, root: Path) -> bool:
+        return name.endswith(self.suffixes) or bool(self.globs) and matches_any(relative_to(path, root), self.globs)
+
+
+def _walk(folder: str, exclude: tuple[str, ...], root: Path, ancestors: set[tuple[int, int]], included: _Included
           ) -> Iterator[str | PathProblem]:
     try:
         status = os.stat(folder)
@@ -127,8 +145,8 @@ def _walk(folder: str, exclude: tuple[str, ...], root: Path, ancestors: set[tupl
             continue
         if is_dir:
             if entry.name not in SKIPPED_FOLDERS and not entry.name.endswith(".egg-info"):
-                yield from _walk(path, exclude, root, ancestors)
-        elif is_file and entry.name.endswith(PYTHON_SUFFIXES):
+                yield from _walk(path, exclude, root, ancestors, included)
+        elif is_file and included(entry.name, path, root):
             yield path
         elif entry.is_symlink() and not os.path.exists(path):
             yield PathProblem(path, "broken symbolic link or symbolic link loop")

@@ -18,7 +18,7 @@ def write_diagnostics(diagnostics: list[Diagnostic], output_format: str, stream:
         stream.write("\n")
         return
     for d in diagnostics:
-        stream.write(f"{d.filename}:{d.line}:{d.column}: {d.code} {d.message}\n")
+        stream.write(f"{d.filename}:{d.location}: {d.code} {d.message}\n")
 
 
 def write_statistics(diagnostics: list[Diagnostic], output_format: str, stream: TextIO) -> None:

@@ -91,13 +91,13 @@ def test_moderately_deep_valid_code_is_still_linted(write, capsys):
     assert code == 1 and ":4:1: NPT001" in out
 
 
-def test_a_notebook_gets_a_clear_message_and_is_left_alone(write, capsys):
+def test_a_broken_notebook_gets_one_clear_line_and_is_left_alone(write, capsys):
     notebook = write("nb.ipynb", '{"cells": [{"source": ["import torch\\n", "w.numpy()"]}]')
     before = notebook.read_bytes()
     code, out, err = lint(capsys, notebook, write("good.py", GOOD))
     assert code == 2 and "NPT001" in out
-    assert err == [f"{notebook}: could not read: Jupyter notebooks are not supported yet; lint the output of "
-                   "`jupyter nbconvert --to script` instead"]
+    assert err == [f"{notebook}: could not parse: not a Jupyter notebook: not valid JSON: Expecting ',' delimiter "
+                   "at 1:56"]  # the end, where the closing brace is missing
     assert notebook.read_bytes() == before
 
 

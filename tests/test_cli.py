@@ -44,7 +44,8 @@ def test_json_output_has_the_documented_keys(write, capsys):
     code, out, _ = run(capsys, "--output-format", "json", str(path))
     assert code == 1
     [item] = json.loads(out)
-    assert item == {"code": "NPT001", "message": item["message"], "filename": str(path), "line": 3, "column": 1,
+    assert item == {"code": "NPT001", "message": item["message"], "filename": str(path), "cell": None, "line": 3,
+                    "column": 1,
                     "end_line": 3, "end_column": 10,
                     "fix": {"applicability": "safe", "message": "Convert with to_numpy()"}}
 

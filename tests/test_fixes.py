@@ -19,6 +19,7 @@ from np2torch_lint.fixes import FixStyle
 from helpers import FIXTURES, REPO
 
 FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))
+ANALYSIS_FIXTURES = sorted((FIXTURES / "analysis").glob("*.py"))
 STYLES = {FixStyle.HELPERS: ".py", FixStyle.INLINE: ".inline.py"}
 EXECUTABLE = sorted((REPO / "tests" / "data" / "executable").glob("*.py"))
 
@@ -36,7 +37,7 @@ def test_fixed_fixture_matches_the_expected_output(path, style):
 
 @pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
 @pytest.mark.parametrize("style", list(FixStyle), ids=lambda s: s.value)
-@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FIXTURE_FILES + ANALYSIS_FIXTURES, ids=lambda p: p.name)
 def test_fix_properties(path, style, unsafe):
     original = path.read_text(encoding="utf-8")
     once = fix_text(original, str(path), style=style, unsafe=unsafe)

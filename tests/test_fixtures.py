@@ -13,7 +13,8 @@ from np2torch_lint.config import Settings
 
 from helpers import FIXTURES, REPO, run_command
 
-FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))
+FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))  # one per rule
+ANALYSIS_FIXTURES = sorted((FIXTURES / "analysis").glob("*.py"))  # one per capability of the analysis
 EXPECTATION = re.compile(r"#\s*(NPT\d{3}(?:\s*,\s*NPT\d{3})*)\s*$")
 
 
@@ -34,7 +35,7 @@ def test_there_is_a_fixture_for_every_rule():
     assert names == set(RULES_BY_CODE)
 
 
-@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FIXTURE_FILES + ANALYSIS_FIXTURES, ids=lambda p: p.name)
 def test_findings_match_inline_expectations(path: Path):
     diagnostics, errors = lint_paths([str(path)], Settings())
     assert errors == []
@@ -57,6 +58,16 @@ def test_fixtures_hold_at_least_forty_negative_cases():
     assert total >= 40
 
 
+@pytest.mark.parametrize("path", ANALYSIS_FIXTURES, ids=lambda p: p.name)
+def test_each_analysis_fixture_has_positives_and_negatives(path: Path):
+    text = path.read_text(encoding="utf-8")
+    assert text.count("# ok:") >= 6 and expected_findings(path)
+
+
+def test_analysis_fixtures_hold_at_least_sixty_negative_cases():
+    assert sum(path.read_text(encoding="utf-8").count("# ok:") for path in ANALYSIS_FIXTURES) >= 60
+
+
 def test_cli_and_flake8_report_the_same_on_every_fixture():
     lint = run_command("np2torch-lint", "fixtures/")
     flake8 = run_command("flake8", "--select", "NPT", "fixtures/")
@@ -64,7 +75,7 @@ def test_cli_and_flake8_report_the_same_on_every_fixture():
     assert lint.stderr == b""
     lint_lines = sorted(lint.stdout.decode().splitlines())
     assert lint_lines == sorted(flake8.stdout.decode().splitlines())
-    assert len(lint_lines) == sum(sum(expected_findings(path).values()) for path in FIXTURE_FILES)
+    assert len(lint_lines) == sum(sum(expected_findings(path).values()) for path in FIXTURE_FILES + ANALYSIS_FIXTURES)
 
 
 def test_flake8_with_two_jobs_reports_the_same():

@@ -52,3 +52,14 @@ def test_every_rule_has_a_docs_page_with_the_required_sections():
         for heading in ("## What it finds", "## Why is this bad?", "## Example", "## Use instead",
                         "## Fix safety", "## References"):
             assert heading in page, f"{code}.md lacks {heading!r}"
+
+
+def test_the_wheel_ships_the_library_models(tmp_path):
+    import zipfile
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                    str(tmp_path), str(REPO)], check=True, capture_output=True)
+    wheel = next(tmp_path.glob("np2torch_lint-*.whl"))
+    shipped = {name.rsplit("/", 1)[1] for name in zipfile.ZipFile(wheel).namelist()
+               if name.startswith("np2torch_lint/analysis/models/")}
+    assert shipped == {path.name for path in (REPO / "np2torch_lint" / "analysis" / "models").glob("*.toml")}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -37,11 +38,14 @@ def test_check_hook_fails_on_a_bad_file_and_the_fix_hook_rewrites_it(project):
     work, env = project
     (work / "bad.py").write_text(BAD)
     (work / "good.py").write_text("import torch\nprint(torch.ones(2).numpy())\n")
+    (work / "nb.ipynb").write_text(json.dumps({"cells": [{"cell_type": "code", "execution_count": None, "metadata": {},
+                                                          "outputs": [], "source": BAD}],
+                                               "metadata": {}, "nbformat": 4, "nbformat_minor": 4}))
     subprocess.run(["git", "add", "."], cwd=work, check=True, env=env)
 
-    check = try_repo(work, env, "np2torch-lint", "bad.py", "good.py")
+    check = try_repo(work, env, "np2torch-lint", "bad.py", "good.py", "nb.ipynb")
     assert check.returncode == 1, check.stdout + check.stderr
-    assert "bad.py:3:7: NPT001" in check.stdout
+    assert "bad.py:3:7: NPT001" in check.stdout and "nb.ipynb:cell 1:3:7: NPT001" in check.stdout
     assert (work / "bad.py").read_text() == BAD
 
     fix = try_repo(work, env, "np2torch-fix", "bad.py", "good.py")

@@ -45,22 +45,15 @@ class ArrayLayoutMixin:
             layout = (False, False if kept[1] is False else None)
         elif qualname in api.NUMPY_READ_ONLY_VIEWS:
             layout = (kept[0], True)
-            if result.kind is not Kind.NDARRAY:
-                result = Value(Kind.NDARRAY, dtype=first.dtype if first is not None and first.is_numpy else None)
         elif qualname == "numpy.frombuffer":
-            explicit = self._dtype_argument(args, 1)
-            result = Value(Kind.NDARRAY, dtype="float64" if explicit is None else explicit)
             layout = (False, True if _is_bytes(_argument_node(node, 0, "buffer")) else None)
         elif qualname == "numpy.memmap":
             mode = _string_argument(args, 2, "mode", default="r+")
-            explicit = self._dtype_argument(args, 1)
-            result = Value(Kind.NDARRAY, dtype="uint8" if explicit is None else explicit)
             layout = (False, None if mode is None else mode == "r")
         elif qualname == "numpy.load":
             mode = _string_argument(args, 1, "mmap_mode", default=None)
-            path = args.first.literal if args.first is not None else None
-            if mode is not None and not (path or "").endswith(".npz"):
-                result, layout = Value(Kind.NDARRAY), (False, mode == "r")
+            if mode is not None:
+                layout = (False, mode == "r")
         return _with_layout(result, layout)
 
     def _numpy_method_layout(self, func: cst.Attribute, receiver: Value, method: str, args: Args,

@@ -6,11 +6,9 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import Args
-from .host_sync import PENDING_ARRAY
-from .torch_semantics import device_on_accelerator
-from .values import NONE, UNKNOWN, Kind, Value, bool_literal, either_all, join, ref
-
-RUNTIME = "np2torch_lint.runtime."
+from .definitions import ClassInfo, FunctionInfo
+from .models import Model
+from .values import NONE, UNKNOWN, Kind, Value, either_all, join, join_all, member
 
 
 class CallsMixin:
@@ -22,13 +20,9 @@ class CallsMixin:
             receiver = self.eval(func.value)
             method = func.attr.value
             if receiver.kind is not Kind.REF:
-                if (self.class_context is not None and isinstance(func.value, cst.Name)
-                        and func.value.value == self.class_context.self_name):
-                    receiver = self.class_context.attributes.get(method, UNKNOWN)
-                    return self._call_value(node, receiver, self._eval_args(node, None))
                 args = self._eval_args(node, None)
                 return self._call_method(node, func, receiver, method, args)
-            callee = ref(f"{receiver.qualname}.{method}")
+            callee = member(receiver, method)
         else:
             callee = self.eval(func)
         qualname = callee.qualname if callee.kind is Kind.REF else None
@@ -64,6 +58,8 @@ class CallsMixin:
     def _call_value(self, node: cst.Call, callee: Value, args: Args) -> Value:
         self._host_sync_call(node, callee, args)
         kind = callee.kind
+        if kind is Kind.REF and callee.items is not None:
+            return self._call_one_of(node, callee.items, args)
         if kind is Kind.REF:
             result = self._call_qualname(node, callee.qualname or "", args)
             if result.loop_item is None and (result.is_numpy or result.kind is Kind.TENSOR):
@@ -73,10 +69,19 @@ class CallsMixin:
                 if item is not None:
                     result = result.but(loop_item=item)
             return result
+        definition = callee.definition
+        if kind is Kind.FUNCTION and isinstance(definition, FunctionInfo):
+            return self._call_function(definition, args)
+        if kind is Kind.CLASS and isinstance(definition, ClassInfo):
+            return self._call_class(definition)
+        if isinstance(definition, ClassInfo):  # an object of a class of this file
+            return self._call_instance(callee, definition, args)
         if kind is Kind.NN_MODULE:
             return self._module_output(callee, args)
-        if kind is Kind.NN_MODULE_CLASS:
-            return Value(Kind.NN_MODULE, has_params=True, on_accelerator=False)
+        if kind is Kind.INSTANCE and callee.qualname:
+            model = self.models.call(callee.qualname + ".__call__")
+            if model is not None:
+                return self._apply_model(node, callee.qualname + ".__call__", model, args)
         return UNKNOWN
 
     def _call_builtin(self, name: str, args: Args) -> Value:
@@ -98,6 +103,7 @@ class CallsMixin:
     def _module_output(self, module: Value, args: Args) -> Value:
         inputs = args.all_values()
         tensors = [v for v in inputs if v.kind is Kind.TENSOR]
+        self._note_module_dtype(module, args)
         if self.grad_enabled is False:
             requires_grad: bool | None = False
         elif module.has_params:
@@ -109,35 +115,32 @@ class CallsMixin:
         on_accelerator = either_all([module.on_accelerator, *(v.on_accelerator for v in tensors)])
         return Value(Kind.TENSOR, requires_grad=requires_grad, on_accelerator=on_accelerator)
 
+    def _note_module_dtype(self, module: Value, args: Args) -> None:
+        """A module converted with ``.double()`` takes float64 on purpose: what is fed to it was decided."""
+        if module.dtype == "float64":
+            for tensor in args.tensors():
+                self.facts.dtype_decided.update(tensor.float64_origins)
+
+    def _call_one_of(self, node: cst.Call, choices: tuple[Value, ...], args: Args) -> Value:
+        """A call of one of several library callables chosen at run time: a NumPy -> torch conversion when they
+        all convert (the legacy ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``), else what
+        they all give, joined, with no facts recorded."""
+        qualnames = [choice.qualname or "" for choice in choices]
+        models = [self.models.call(qualname) for qualname in qualnames]
+        if all(model is not None and "converts" in model.params for model in models):
+            return self._numpy_to_tensor(node, qualnames[0], models[0], args, choices=dict(zip(qualnames, models)))
+        saved, self.facts = self.facts, self._silent_facts()
+        try:
+            return join_all([self._call_value(node, choice, args) for choice in choices]) or UNKNOWN
+        finally:
+            self.facts = saved
+
     def _call_qualname(self, node: cst.Call, qualname: str, args: Args) -> Value:
-        if qualname.startswith("numpy."):
-            return self._numpy_call_layout(node, qualname, args, self._call_numpy(node, qualname, args))
-        if qualname.startswith("torch."):
-            return self._call_torch(node, qualname, args)
         if qualname.startswith("builtins."):
             return self._call_builtin(qualname[len("builtins."):], args)
-        if qualname.startswith(RUNTIME):
-            return self._call_runtime_helper(node, qualname[len(RUNTIME):], args)
-        if qualname.startswith("torchvision.models.") and qualname.rsplit(".", 1)[1][:1].islower():
-            return Value(Kind.NN_MODULE, has_params=True, on_accelerator=False)
-        return UNKNOWN
-
-    def _call_runtime_helper(self, node: cst.Call, name: str, args: Args) -> Value:
-        """np2torch_lint.runtime's helpers, which the fixes write: the analysis must see through them too."""
-        if name == "from_numpy":
-            return self._numpy_to_tensor(node, "np2torch_lint.runtime.from_numpy", args)
-        if name in ("to_numpy", "to_numpy_async"):
-            first = args.first
-            dtype = first.dtype if first is not None else None
-            return Value(Kind.NDARRAY, dtype=dtype) if name == "to_numpy" else Value(
-                Kind.OTHER, qualname=PENDING_ARRAY, dtype=dtype)
-        if name == "stack_to_device":
-            device = args.keywords.get("device") or (args.positional[1] if len(args.positional) > 1 else None)
-            return Value(Kind.TENSOR, requires_grad=False, on_accelerator=device_on_accelerator(device),
-                         dtype=self._dtype_argument(args, None))
-        return UNKNOWN
-
-    # numpy
+        model = self.models.call(qualname)
+        result = UNKNOWN if model is None else self._apply_model(node, qualname, model, args)
+        return self._numpy_call_layout(node, qualname, args, result) if qualname.startswith("numpy.") else result
 
     def _call_method(self, node: cst.Call, func: cst.Attribute, receiver: Value, method: str,
                      args: Args) -> Value:
@@ -145,47 +148,73 @@ class CallsMixin:
         if decided is not None:
             return decided
         kind = receiver.kind
-        if kind is Kind.TENSOR:
-            result = self._tensor_method(node, receiver, method, args)
-            if method in ("requires_grad_", "detach_") and isinstance(func.value, cst.Name):
-                self.scope.names[func.value.value] = result  # in place: the name now holds the changed tensor
-            return result
-        if receiver.is_numpy:
-            return self._numpy_method_layout(func, receiver, method, args,
-                                             self._numpy_method(node, receiver, method, args))
-        if kind is Kind.NN_MODULE:
-            return self._module_method(func, receiver, method, args)
-        if kind is Kind.NUMPY_GENERATOR:
-            return self._generator_method(receiver, method, args)
         if kind is Kind.SEQUENCE:
-            if method == "append" and args.first is not None:
-                self._note_collected(args.first, "append")
-                if isinstance(func.value, cst.Name):
-                    element = args.first.but(loop_item=None, transfer=None)
-                    self.scope.names[func.value.value] = receiver.but(
-                        items=None, element=element if receiver.element is None else join(receiver.element, element))
-            return NONE if method in ("append", "extend", "insert") else UNKNOWN
+            return self._sequence_method(func, receiver, method, args)
         if kind is Kind.UNKNOWN and method == "append" and args.first is not None:
             self._note_collected(args.first, "append")  # ``self.batches.append(x.cuda())``: still collected
-        return UNKNOWN
+        if kind is Kind.UNKNOWN:
+            move = self.models.call(f"torch.Tensor.{method}")
+            if move is not None and move.kind == "move":
+                # ``batch.cuda()``, ``x.to(device)``: only tensors (and modules) move; where the result is later
+                # used as a tensor, it is one on that device. Nothing else of ``batch`` is known.
+                return self._apply_model(node, f"torch.Tensor.{method}", move, args, Value(Kind.TENSOR))
+        definition = receiver.definition
+        if isinstance(definition, ClassInfo):
+            found = definition.method(method)
+            if found is not None:
+                is_class = receiver.kind is Kind.CLASS
+                if is_class and found.role == "method":
+                    return self._call_function(found, args)  # ``Class.method(obj, ...)``
+                return self._call_function(found, args, receiver if not is_class or found.role == "classmethod"
+                                           else None)
+            stored = definition.attribute(method)
+            if stored is not None:  # ``self.encoder(x)``: an attribute that holds something callable
+                return self._call_value(node, stored, args)
+            if receiver.kind is Kind.CLASS:
+                return UNKNOWN
+        owner = class_of(receiver)
+        model = None if owner is None else self.models.call(f"{owner}.{method}")
+        if model is None:
+            result = UNKNOWN
+        else:
+            result = self._apply_model(node, f"{owner}.{method}", model, args, receiver)
+            if (model.kind in _IN_PLACE_KINDS or "in-place" in model.flags) and isinstance(func.value, cst.Name):
+                self.scope.names[func.value.value] = result  # in place: the name now holds the changed value
+        return self._numpy_method_layout(func, receiver, method, args, result) if receiver.is_numpy else result
 
-    def _module_method(self, func: cst.Attribute, module: Value, method: str, args: Args) -> Value:
-        if method in ("to", "cuda", "cpu"):
-            moved = module.but(on_accelerator=self._destination_on_accelerator(method, args, module.on_accelerator))
+    def _sequence_method(self, func: cst.Attribute, sequence: Value, method: str, args: Args) -> Value:
+        if method == "append" and args.first is not None:
+            self._note_collected(args.first, "append")
             if isinstance(func.value, cst.Name):
-                self.scope.names[func.value.value] = moved  # nn.Module.to() moves in place and returns self
-            return moved
-        if method == "requires_grad_":
-            flag = bool_literal(args.first) if args.first is not None else True
-            changed = module.but(has_params=False if flag is False else module.has_params)
-            if isinstance(func.value, cst.Name):
-                self.scope.names[func.value.value] = changed
-            return changed
-        if method in ("train", "eval", "float", "double", "half", "bfloat16", "share_memory"):
-            return module
-        if method == "forward":
-            return self._module_output(module, args)
-        if method == "parameters":
-            return Value(Kind.SEQUENCE, element=Value(Kind.TENSOR, requires_grad=module.has_params,
-                                                      on_accelerator=module.on_accelerator))
-        return UNKNOWN
+                element = args.first.but(loop_item=None, transfer=None)
+                self.scope.names[func.value.value] = sequence.but(
+                    items=None, element=element if sequence.element is None else join(sequence.element, element))
+        return NONE if method in ("append", "extend", "insert") else UNKNOWN
+
+    def _model_module_output(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                             module: Value | None) -> Value:
+        return UNKNOWN if module is None else self._module_output(module, args)
+
+    def _model_parameters(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                          module: Value | None) -> Value:
+        if module is None:
+            return UNKNOWN
+        return Value(Kind.SEQUENCE, element=Value(Kind.TENSOR, requires_grad=module.has_params,
+                                                  on_accelerator=module.on_accelerator))
+
+
+#: the class whose rows (``torch.Tensor.float``...) hold the methods and attributes of a value of each kind.
+_CLASS_OF_KIND = {
+    Kind.TENSOR: "torch.Tensor",
+    Kind.NDARRAY: "numpy.ndarray",
+    Kind.NUMPY_VALUE: "numpy.ndarray",
+    Kind.NN_MODULE: "torch.nn.Module",
+}
+#: model kinds that change their receiver in place (``t.requires_grad_()``, ``model.cuda()``).
+_IN_PLACE_KINDS = frozenset({"requires-grad", "move-module"})
+
+
+def class_of(value: Value) -> str | None:
+    if value.kind is Kind.INSTANCE:
+        return value.qualname
+    return _CLASS_OF_KIND.get(value.kind)

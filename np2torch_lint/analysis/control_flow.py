@@ -8,9 +8,9 @@ from typing import Callable
 import libcst as cst
 
 from . import known_apis as api
-from .facts import CollectedTransfer, Facts
+from .facts import CollectedTransfer
 from .scope import Scope
-from .syntax import bool_literal_node, is_copy_flag_test, pattern_names
+from .syntax import bool_literal_node, ends_abruptly, is_copy_flag_test, pattern_names
 from .values import OTHER, UNKNOWN, Kind, Value, join_all
 
 #: what ``_grad_mode_of`` returns for something that does not set autograd's mode
@@ -29,43 +29,90 @@ class ControlFlowMixin:
     """Control flow: branches and their joins, loops (with a back-edge pass), ``with``, ``try``, ``match``."""
 
     def _if(self, node: cst.If) -> None:
-        self.eval(node.test)
-        narrowed = self._isinstance_narrowing(node.test)
-        mentions_copy = is_copy_flag_test(node.test)
+        """``if``/``elif``/``else`` (an ``elif`` chain is walked, not recursed): each branch starts from what the
+        tests before it say (``isinstance``, device checks), and only branches that reach their end are joined."""
         before = self.scope
-        body_scope = before.copy()
-        for name, value in narrowed.items():
-            body_scope.names[name] = value
-        self.scope = body_scope
-        self.copy_tests += mentions_copy
+        reaching: list[Scope] = []
+        copy_tests = 0
+        incoming = before
+        branch: cst.If | None = node
         try:
-            self._suite(node.body)
-            else_scope = before.copy()
-            self.scope = else_scope
-            if isinstance(node.orelse, cst.If):
-                self._if(node.orelse)
-            elif isinstance(node.orelse, cst.Else):
-                self._suite(node.orelse.body)
+            while branch is not None:
+                self.scope = incoming
+                self.eval(branch.test)
+                when_true, when_false = self._narrowing(branch.test)
+                mentions_copy = is_copy_flag_test(branch.test)
+                copy_tests += mentions_copy
+                self.copy_tests += mentions_copy
+                body_scope = incoming.copy()
+                body_scope.names.update(when_true)
+                self.scope = body_scope
+                self._suite(branch.body)
+                if not ends_abruptly(branch.body):
+                    reaching.append(body_scope)
+                else_scope = incoming.copy()
+                else_scope.names.update(when_false)
+                orelse = branch.orelse
+                if isinstance(orelse, cst.If):
+                    incoming, branch = else_scope, orelse
+                    continue
+                self.scope = else_scope
+                if isinstance(orelse, cst.Else):
+                    self._suite(orelse.body)
+                if orelse is None or not ends_abruptly(orelse.body):
+                    reaching.append(else_scope)
+                branch = None
         finally:
-            self.copy_tests -= mentions_copy
+            self.copy_tests -= copy_tests
             self.scope = before
-        before.join_from(body_scope, else_scope)
+        if reaching:  # when no branch reaches its end, what follows is unreachable: leave the state alone
+            before.join_from(*reaching)
 
-    def _isinstance_narrowing(self, test: cst.BaseExpression) -> dict[str, Value]:
-        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
-                and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+    def _assert(self, node: cst.Assert) -> None:
+        self.eval(node.test)
+        if node.msg is not None:
+            self.eval(node.msg)
+        self.scope.names.update(self._narrowing(node.test)[0])
+
+    def _narrowing(self, test: cst.BaseExpression) -> tuple[dict[str, Value], dict[str, Value]]:
+        """What ``test`` being true, and being false, says of names: ``isinstance(x, np.ndarray)``,
+        ``x.device.type == "cpu"``, ``x.is_cuda``, and ``not``/``and``/``or`` of those."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            when_true, when_false = self._narrowing(test.expression)
+            return when_false, when_true
+        if isinstance(test, cst.BooleanOperation):
+            left_true, left_false = self._narrowing(test.left)
+            right_true, right_false = self._narrowing(test.right)
+            if isinstance(test.operator, cst.And):
+                return {**left_true, **right_true}, {}
+            return {}, {**left_false, **right_false}
+        if isinstance(test, cst.Call):
+            return self._isinstance_narrowing(test), {}
+        on_cpu = _tested_on_cpu(test)
+        if on_cpu is not None:
+            name, cpu_when = on_cpu
+            current = self.scope.lookup(name)
+            if current is None or current.kind is not Kind.TENSOR:
+                return {}, {}
+            narrowed = {name: current.but(on_accelerator=False)}
+            return (narrowed, {}) if cpu_when else ({}, narrowed)
+        return {}, {}
+
+    def _isinstance_narrowing(self, test: cst.Call) -> dict[str, Value]:
+        func = test.func
+        is_isinstance = isinstance(func, cst.Name) and func.value == "isinstance" and len(test.args) == 2
+        is_tensor_test = self.eval_quietly(func).qualname == "torch.is_tensor" and len(test.args) == 1
+        if not (is_isinstance or is_tensor_test) or not isinstance(test.args[0].value, cst.Name):
             return {}
-        class_value = self.eval_quietly(test.args[1].value)
-        if class_value.kind is not Kind.REF:
-            return {}
-        qualname = class_value.qualname
         name = test.args[0].value.value
         current = self.scope.lookup(name) or UNKNOWN
-        if qualname == "numpy.ndarray" and current.kind is not Kind.NDARRAY:
-            return {name: Value(Kind.NDARRAY)}
-        if qualname == "torch.Tensor" and current.kind is not Kind.TENSOR:
-            return {name: Value(Kind.TENSOR)}
-        return {}
+        if is_tensor_test:
+            narrowed = Value(Kind.TENSOR)
+        else:
+            narrowed = self._annotated_type(self.eval_quietly(test.args[1].value))
+        if narrowed.kind is Kind.UNKNOWN or narrowed.kind is current.kind:
+            return {}  # already known to be one: keep what else is known of it
+        return {name: narrowed}
 
     def _for(self, node: cst.For) -> None:
         iterable = self.eval(node.iter)
@@ -99,7 +146,7 @@ class ControlFlowMixin:
         """
         before = self.scope
         if not self.silent:
-            saved_facts, self.facts = self.facts, Facts()
+            saved_facts, self.facts = self.facts, self._silent_facts()
             self.silent = True
             first_pass = before.copy()
             self.scope = first_pass
@@ -181,18 +228,18 @@ class ControlFlowMixin:
         """The autograd mode a ``with`` item or decorator sets, or ``NOT_A_GRAD_MODE``."""
         call = expression if isinstance(expression, cst.Call) else None
         callee = self.eval_quietly(call.func if call is not None else expression)
-        if callee.kind is not Kind.REF or callee.qualname not in api.GRAD_MODE_SETTERS:
+        model = self.models.call(callee.qualname) if callee.kind is Kind.REF and callee.qualname else None
+        if model is None or model.kind != "grad-mode":
             return NOT_A_GRAD_MODE
         if call is None and not as_decorator:
             return NOT_A_GRAD_MODE  # ``with torch.no_grad:`` is a TypeError, not a mode
-        fixed = api.GRAD_MODE_SETTERS[callee.qualname]
         first = call.args[0].value if call is not None and call.args else None
-        if fixed is None:  # set_grad_enabled(flag)
+        if "set" in model.flags:  # set_grad_enabled(flag)
             return bool_literal_node(first)
-        if fixed is False and first is not None and callee.qualname.endswith("inference_mode"):
+        if "inference" in model.flags and first is not None:  # inference_mode(False) keeps the mode
             flag = bool_literal_node(first)
             return False if flag is True else (self.grad_enabled if flag is False else None)
-        return fixed
+        return "on" in model.flags
 
     def _new_loop(self, node: cst.CSTNode, iter_node: cst.BaseExpression, iterable: Value) -> Loop:
         return Loop(next(self._loop_ids), node, self._is_not_a_collection(iter_node, iterable))
@@ -225,7 +272,7 @@ class ControlFlowMixin:
         if iterable.kind is Kind.SEQUENCE:
             if iterable.element is not None:
                 return iterable.element
-            if iterable.items:
+            if iterable.items and not iterable.open_ended:
                 return join_all(list(iterable.items)) or UNKNOWN
             return UNKNOWN
         if iterable.kind is Kind.NDARRAY:
@@ -272,3 +319,25 @@ class ControlFlowMixin:
         finally:
             del self.loops[loops_before:]
             self.scope = before
+
+
+def _tested_on_cpu(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """``x.device.type == "cpu"`` (x on the CPU when true), ``!= "cpu"`` and ``x.is_cuda`` (when false)."""
+    if isinstance(test, cst.Attribute) and test.attr.value == "is_cuda" and isinstance(test.value, cst.Name):
+        return test.value.value, False
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    target = test.comparisons[0]
+    left, right = test.left, target.comparator
+    if isinstance(left, cst.SimpleString):
+        left, right = right, left
+    if not (isinstance(right, cst.SimpleString) and right.evaluated_value == "cpu"):
+        return None
+    if not (isinstance(left, cst.Attribute) and left.attr.value == "type" and isinstance(left.value, cst.Attribute)
+            and left.value.attr.value == "device" and isinstance(left.value.value, cst.Name)):
+        return None
+    if isinstance(target.operator, cst.Equal):
+        return left.value.value.value, True
+    if isinstance(target.operator, cst.NotEqual):
+        return left.value.value.value, False
+    return None

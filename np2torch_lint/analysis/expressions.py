@@ -5,11 +5,13 @@ from __future__ import annotations
 import libcst as cst
 
 from . import known_apis as api
+from .arguments import Args
 from .array_layout import subscript_layout
+from .calls import class_of
+from .definitions import ClassInfo
 from .numpy_semantics import numpy_arithmetic
-from .scope import Scope
 from .syntax import int_literal, is_copy_flag_test
-from .values import NONE, OTHER, UNKNOWN, Kind, Value, either_all, join, join_all, ref
+from .values import NONE, UNKNOWN, Kind, Value, either_all, join, join_all, member, ref
 
 
 class ExpressionsMixin:
@@ -37,30 +39,33 @@ class ExpressionsMixin:
 
     def _attribute(self, node: cst.Attribute) -> Value:
         attribute = node.attr.value
-        context = self.class_context
-        if context is not None and isinstance(node.value, cst.Name) and node.value.value == context.self_name:
-            return context.attributes.get(attribute, UNKNOWN)
         owner = self.eval(node.value)
-        kind = owner.kind
-        if kind is Kind.REF:
-            return ref(f"{owner.qualname}.{attribute}")
-        if kind is Kind.TENSOR:
-            if attribute == "data":
-                return owner.but(requires_grad=False, float64_origins=frozenset())
-            if attribute == "grad":
-                return owner.but(requires_grad=False, loop_item=None, transfer=None, float64_origins=frozenset())
-            if attribute in ("T", "mT", "H", "mH", "real", "imag"):
-                return owner
-            if attribute == "device":
-                return Value(Kind.DEVICE, on_accelerator=owner.on_accelerator)
-            return UNKNOWN
-        if owner.is_numpy:
-            if attribute in ("T", "real", "imag"):
-                return owner
-            return UNKNOWN
-        if kind is Kind.NN_MODULE and attribute in ("weight", "bias"):
-            return Value(Kind.TENSOR, requires_grad=owner.has_params, on_accelerator=owner.on_accelerator)
-        return UNKNOWN
+        if owner.kind is Kind.REF:
+            return member(owner, attribute)
+        if isinstance(owner.definition, ClassInfo):
+            found = self._class_attribute(owner, owner.definition, attribute)
+            if found is not None:
+                return found
+        if owner.kind is Kind.NN_MODULE:
+            tensor = self._module_tensor(owner, attribute)
+            if tensor is not None:
+                return tensor
+        owner_class = class_of(owner)
+        model = None if owner_class is None else self.models.attribute(f"{owner_class}.{attribute}")
+        return UNKNOWN if model is None else self._attribute_model(owner, model)
+
+    def _module_tensor(self, module: Value, attribute: str) -> Value | None:
+        """A parameter (requires grad while the module has trainable parameters) or buffer (never) of a module."""
+        row = self.models.call(module.qualname) if module.qualname else None
+        parameters = row.names("parameters") if row is not None else frozenset()
+        buffers = row.names("buffers") if row is not None else frozenset()
+        if not parameters and not (row is not None and "no-params" in row.flags):
+            parameters = _USUAL_PARAMETERS  # a module the models do not describe: weight and bias are parameters
+        if attribute in parameters:
+            return Value(Kind.TENSOR, requires_grad=module.has_params, on_accelerator=module.on_accelerator)
+        if attribute in buffers:
+            return Value(Kind.TENSOR, requires_grad=False, on_accelerator=module.on_accelerator)
+        return None
 
     def _subscript(self, node: cst.Subscript) -> Value:
         base = self.eval(node.value)
@@ -85,8 +90,13 @@ class ExpressionsMixin:
             result = self._element_of(base)
             if base.items is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
                 position = int_literal(node.slice[0].slice.value)
-                if position is not None and -len(base.items) <= position < len(base.items):
+                lowest = 0 if base.open_ended else -len(base.items)
+                if position is not None and lowest <= position < len(base.items):
                     result = base.items[position]
+        elif base.kind is Kind.INSTANCE and base.qualname:
+            model = self.models.call(base.qualname + ".__getitem__")
+            return UNKNOWN if model is None else self._apply_model(None, base.qualname + ".__getitem__", model,
+                                                                   Args(index_values, {}, []), base)
         else:
             return UNKNOWN
         if loop_item is not None and result.loop_item is None:
@@ -117,10 +127,22 @@ class ExpressionsMixin:
         self.eval(node.test)
         mentions_copy = is_copy_flag_test(node.test)
         self.copy_tests += mentions_copy
+        when_true, when_false = self._narrowing(node.test)
         try:
-            return join(self.eval(node.body), self.eval(node.orelse))
+            return join(self._eval_narrowed(node.body, when_true), self._eval_narrowed(node.orelse, when_false))
         finally:
             self.copy_tests -= mentions_copy
+
+    def _eval_narrowed(self, node: cst.BaseExpression, narrowed: dict[str, Value]) -> Value:
+        if not narrowed:
+            return self.eval(node)
+        saved = self.scope
+        self.scope = saved.copy()
+        self.scope.names.update(narrowed)
+        try:
+            return self.eval(node)
+        finally:
+            self.scope = saved
 
     def _list_or_tuple(self, node: cst.List | cst.Tuple) -> Value:
         items = []
@@ -138,19 +160,6 @@ class ExpressionsMixin:
         value = self.eval(node.value)
         self._bind(node.target, value)
         return value
-
-    def _lambda(self, node: cst.Lambda) -> Value:
-        self._eval_parameter_defaults(node.params)
-        saved, saved_grad, saved_function = self.scope, self.grad_enabled, self.function_node
-        self.scope = Scope(saved)
-        self.grad_enabled = True  # a lambda runs when called, like a def: not in the block it is written in
-        self.function_node = node
-        self._bind_parameters(node.params, self.scope)
-        try:
-            self.eval(node.body)
-        finally:
-            self.scope, self.grad_enabled, self.function_node = saved, saved_grad, saved_function
-        return OTHER
 
     def _binary_operation(self, node: cst.BinaryOperation) -> Value:
         return self._binary(self.eval(node.left), self.eval(node.right), node.operator)
@@ -196,3 +205,6 @@ class ExpressionsMixin:
         if inputs_known and all(flag is False for flag in flags):
             return False
         return None
+
+
+_USUAL_PARAMETERS = frozenset({"weight", "bias"})

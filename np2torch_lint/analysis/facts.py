@@ -36,6 +36,13 @@ class NumpyToTensor:
     device: Value | None
     #: inside an ``if``/conditional expression whose test mentions ``copy``: the copy is a decision.
     under_copy_test: bool
+    #: the dtype a legacy constructor (``torch.FloatTensor``...) makes, None for the others.
+    legacy_dtype: str | None = None
+    #: whether the constructor makes the tensor on an accelerator (``torch.cuda.FloatTensor``): True, False, or
+    #: None when it is one of several picked at run time (``alternatives``) that disagree.
+    made_on_accelerator: bool | None = False
+    #: ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``: the constructors ``Tensor`` may be.
+    alternatives: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,9 @@ on every name of the function; branches join as any other fact (pending if pendi
 back-edge pass. A read of a pending tensor into Python or NumPy is recorded in ``Facts.host_reads_before_sync``.
 
 A copy is only followed inside the function (or module body) that made it: another function may run after a
-sync, so a read there says nothing. A call the analysis cannot see into (a function of this file, a method on
-``self``) may synchronise, so it counts as a sync: a finding needs a read with no possible sync before it.
+sync, so a read there says nothing. A call of a function of the file whose body synchronises is a sync (the
+summaries know), and so is a call the analysis cannot see into (an unknown decorator, a relative import): a
+finding needs a read with no possible sync before it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import Args
+from .definitions import ClassInfo
 from .facts import HostReadBeforeSync
 from .syntax import last_name
 from .values import Kind, Value, bool_literal
@@ -30,48 +32,43 @@ class HostSyncMixin:
     def _host_sync_method(self, node: cst.Call, func: cst.Attribute, receiver: Value, method: str,
                           args: Args) -> Value | None:
         """Before ``receiver.method(...)`` is dispatched: a Value when NPT007 decides the result."""
-        if method == "result" and receiver.qualname == PENDING_ARRAY:  # to_numpy_async(t).result() waits
-            self._synchronize()
-            return Value(Kind.NDARRAY, dtype=receiver.dtype)
         if bool_literal(args.keywords.get("non_blocking")) is True:
             copied = self._non_blocking_host_copy(node, func, receiver, method, args)
             if copied is not None:
                 return copied
-        if not self._host_copies:
-            return None  # nothing pending anywhere: reads and syncs change nothing
-        if method in api.HOST_READING_TENSOR_METHODS:
-            self._note_host_read(node, receiver, method)
-        elif receiver.pending_copy is not None and method in ("to", "cuda") and receiver.kind is Kind.TENSOR:
-            moved = self._tensor_move(node, receiver, method, args)
-            if moved.on_accelerator:  # a copy back to the device queues behind the pending one: nothing to wait for
-                return moved.but(pending_copy=None)
-        if is_sync_name(method) or self._calls_own_method(node) or self._is_blocking_host_copy(
-                receiver, method, args):
+        if self._host_copies:
+            if method in api.HOST_READING_TENSOR_METHODS:
+                self._note_host_read(node, receiver, method)
+            elif receiver.pending_copy is not None and method in ("to", "cuda") and receiver.kind is Kind.TENSOR:
+                moved = self._tensor_move(node, receiver, "accelerator" if method == "cuda" else None, args)
+                if moved.on_accelerator:  # a copy back to the device queues behind the pending one: nothing to wait
+                    return moved.but(pending_copy=None)
+        if is_sync_name(method) or (method == "result" and receiver.qualname == PENDING_ARRAY) or (
+                self._is_blocking_host_copy(receiver, method, args)):
             self._synchronize()
         return None
 
     def _host_sync_call(self, node: cst.Call, callee: Value, args: Args) -> None:
-        """Before a call of a function: reads of pending tensors by builtins and NumPy, and possible syncs."""
-        if not self._host_copies:
-            return
+        """Before a call of a function: reads of pending tensors by builtins and NumPy, and syncs. (A function of
+        this file synchronises when its body does: ``summaries._call_function`` asks.)"""
         qualname = callee.qualname if callee.kind is Kind.REF else None
-        if qualname is not None and (qualname in api.HOST_READING_BUILTINS or qualname.startswith("numpy.")
-                                     or qualname in api.HOST_READING_RUNTIME_HELPERS):
+        if self._host_copies and qualname is not None and (
+                qualname in api.HOST_READING_BUILTINS or qualname.startswith("numpy.")
+                or qualname in api.HOST_READING_RUNTIME_HELPERS):
             for value in args.all_values():
                 self._note_host_read(node, value, qualname)
-        if callee.kind is Kind.LOCAL or is_sync_name(last_name(node.func)) or self._calls_own_method(node):
-            self._synchronize()  # a function of this file may synchronise inside: the analysis cannot see
+        if callee.kind is Kind.LOCAL or is_sync_name(last_name(node.func)):
+            self._synchronize()  # the project's own code, not followed, may synchronise
 
     def _non_blocking_host_copy(self, node: cst.Call, func: cst.Attribute, receiver: Value, method: str,
                                 args: Args) -> Value | None:
         """``x.to(<the CPU>, non_blocking=True)`` or ``host.copy_(x, non_blocking=True)``: a pending host tensor."""
         if method == "to" and receiver.kind in (Kind.TENSOR, Kind.UNKNOWN) and receiver.on_accelerator is not False:
-            if self._destination_on_accelerator("to", args, None) is not False:
+            if self._destination_on_accelerator(None, args, None) is not False:
                 return None  # not a copy to the host, or not one the code spells out
-            moved = self._tensor_move(node, receiver, "to", args) if receiver.kind is Kind.TENSOR else Value(
-                Kind.TENSOR, on_accelerator=False)
+            tensor = receiver if receiver.kind is Kind.TENSOR else Value(Kind.TENSOR)
             self._host_copies[node] = (self.function_node, receiver)
-            return moved.but(pending_copy=node)
+            return self._tensor_move(node, tensor, None, args).but(pending_copy=node)
         source = args.first
         if (method == "copy_" and receiver.kind is Kind.TENSOR and receiver.on_accelerator is False
                 and source is not None and source.kind in (Kind.TENSOR, Kind.UNKNOWN)
@@ -89,14 +86,8 @@ class HostSyncMixin:
             return False
         if method in api.BLOCKING_HOST_COPY_METHODS:
             return True
-        return method == "to" and self._destination_on_accelerator("to", args, None) is False and bool_literal(
-            args.keywords.get("non_blocking")) is not True
-
-    def _calls_own_method(self, node: cst.Call) -> bool:
-        context = self.class_context
-        func = node.func
-        return (context is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                and func.value.value == context.self_name)
+        return method == "to" and bool_literal(args.keywords.get("non_blocking")) is not True and (
+            self._destination_on_accelerator(None, args, None) is False)
 
     def _note_host_read(self, node: cst.Call, value: Value, via: str) -> None:
         copy = pending_copy_in(value)
@@ -107,7 +98,9 @@ class HostSyncMixin:
             self.facts.host_reads_before_sync.append(HostReadBeforeSync(node, via, copy, source))
 
     def _synchronize(self) -> None:
-        """Every copy this function made has landed: no name of the function holds a pending tensor any more."""
+        """Every copy this function made has landed: no name of the function, and no attribute of an object it
+        holds, keeps a pending tensor."""
+        self.syncs_seen += 1
         if not self._host_copies:
             return
         scope = self.scope
@@ -117,11 +110,11 @@ class HostSyncMixin:
                 synced = self._synced(value)
                 if synced is not value:
                     names[name] = synced
+                if isinstance(value.definition, ClassInfo):  # ``self.host = x.to("cpu", non_blocking=True)``
+                    attributes = value.definition.attributes
+                    for attribute, held in attributes.items():
+                        attributes[attribute] = self._synced(held)
             scope = scope.parent
-        if self.class_context is not None:
-            attributes = self.class_context.attributes
-            for name, value in attributes.items():
-                attributes[name] = self._synced(value)
 
     def _synced(self, value: Value) -> Value:
         changes: dict[str, object] = {}

@@ -21,39 +21,54 @@ from typing import Callable, Iterable
 
 import libcst as cst
 
+from .annotations import AnnotationsMixin
 from .array_layout import ArrayLayoutMixin
 from .calls import CallsMixin
 from .control_flow import ControlFlowMixin, Loop
+from .definitions import ClassInfo, DefinitionsMixin, FunctionInfo
 from .expressions import ExpressionsMixin
 from .facts import Facts
 from .host_sync import HostSyncMixin
-from .numpy_semantics import NumpyMixin
+from .library import LibraryMixin
+from .models import Models, builtin_models
 from .scope import Scope
-from .statements import ClassContext, StatementsMixin
+from .statements import StatementsMixin
+from .summaries import SummariesMixin
 from .syntax import child_fields
 from .torch_semantics import TorchMixin
-from .values import UNKNOWN, Kind, Value, ref
+from .values import UNKNOWN, Kind, Value, member
 
 _ROLES: dict[type, str] = {}
 
 
-class Analyzer(StatementsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin, NumpyMixin, TorchMixin,
-               ArrayLayoutMixin, HostSyncMixin):
+class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin,
+               SummariesMixin, AnnotationsMixin, LibraryMixin, TorchMixin, ArrayLayoutMixin, HostSyncMixin):
     """Runs a module once and fills ``facts``. Use ``analyze(module)``."""
 
-    def __init__(self) -> None:
-        self.facts = Facts()
+    def __init__(self, models: Models | None = None) -> None:
+        self.recorded_facts = self.facts = Facts()
+        self.models = models if models is not None else builtin_models()
         self.scope = Scope()
         self.grad_enabled: bool | None = True
         self.loops: list[Loop] = []
         self.copy_tests = 0  # how many enclosing ``if`` tests mention ``copy``
-        self.class_context: ClassContext | None = None
         self.module_scope = self.scope
-        self.silent = False  # inside a loop's first pass: facts go nowhere
+        self.silent = False  # in a loop's first pass or a summary: facts go nowhere
+        self.class_being_defined: ClassInfo | None = None
+        #: functions defined but not read yet: read when the code around them has run (definitions.py)
+        self.pending_bodies: list[FunctionInfo] = []
+        #: what the function being read returns and yields, when one is (summaries.py)
+        self.returns: list[Value] | None = None
+        self.yields: list[Value] | None = None
+        self.summaries: dict[tuple, Value] = {}
+        self.summaries_running: set[tuple] = set()
         self.stacking_call: cst.Call | None = None  # a torch.stack(...) whose argument is being evaluated
         self.function_node: cst.FunctionDef | cst.Lambda | None = None  # whose body is being read; None: module
         #: non-blocking device-to-host copies seen: the function that made each, and the tensor it copies
         self._host_copies: dict[cst.Call, tuple[cst.CSTNode | None, Value]] = {}
+        #: how many syncs were seen, and the functions of the file whose bodies synchronise (host_sync.py)
+        self.syncs_seen = 0
+        self.synchronizing_functions: set[FunctionInfo] = set()
         self._loop_ids = itertools.count(1)
         self._statement_handlers: dict[type, Callable[[cst.CSTNode], None]] = {
             cst.SimpleStatementLine: self._simple_statement_line,
@@ -73,6 +88,8 @@ class Analyzer(StatementsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin, 
             cst.Try: self._try,
             cst.Del: self._del,
             cst.Match: self._match,
+            cst.Return: self._return,
+            cst.Assert: self._assert,
         }
         if hasattr(cst, "TryStar"):
             self._statement_handlers[cst.TryStar] = self._try
@@ -98,12 +115,15 @@ class Analyzer(StatementsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin, 
             cst.Float: lambda node: Value(Kind.NUMBER, dtype="float"),
             cst.Imaginary: lambda node: Value(Kind.NUMBER, dtype="complex"),
             cst.SimpleString: self._simple_string,
+            cst.Yield: self._yield,
+            cst.Await: lambda node: self.eval(node.expression),
         }
 
     # -- entry points
 
     def analyze(self, module: cst.Module) -> Facts:
         self._block(module.body)
+        self._read_pending_bodies()
         return self.facts
 
     def _block(self, statements: Iterable[cst.CSTNode]) -> None:
@@ -162,10 +182,10 @@ class Analyzer(StatementsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin, 
         if isinstance(node, cst.Attribute):
             owner = self.eval_quietly(node.value)
             if owner.kind is Kind.REF:
-                return ref(f"{owner.qualname}.{node.attr.value}")
+                return member(owner, node.attr.value)
         return UNKNOWN
 
 
-def analyze(module: cst.Module) -> Facts:
+def analyze(module: cst.Module, models: Models | None = None) -> Facts:
     """Run the analysis over a parsed module and return what the rules need."""
-    return Analyzer().analyze(module)
+    return Analyzer(models).analyze(module)

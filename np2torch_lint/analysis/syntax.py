@@ -91,3 +91,27 @@ def names_a_device(node: cst.BaseExpression) -> bool:
     """``x.to(device)``, ``x.to(args.device)``, ``x.to(dev)``: taken for a device, not a dtype."""
     name = last_name(node)
     return "device" in name or name in ("dev", "gpu", "cuda", "accelerator", "rank", "local_rank")
+
+
+def ends_abruptly(suite: cst.BaseSuite) -> bool:
+    """Whether running ``suite`` never reaches its end: its last statement returns, raises, breaks or continues
+    (or is an ``if`` whose every branch does)."""
+    if isinstance(suite, cst.IndentedBlock):
+        if not suite.body:
+            return False
+        last = suite.body[-1]
+    else:
+        last = suite
+    if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return bool(last.body) and isinstance(last.body[-1], _EXITS)
+    if isinstance(last, cst.If):
+        branch: cst.If | cst.Else | None = last
+        while isinstance(branch, cst.If):
+            if not ends_abruptly(branch.body):
+                return False
+            branch = branch.orelse
+        return branch is not None and ends_abruptly(branch.body)
+    return False
+
+
+_EXITS = (cst.Return, cst.Raise, cst.Break, cst.Continue)

@@ -6,63 +6,16 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import Args
-from .dtypes import BUILTIN_DTYPES, DTYPE_NAMES, is_float
+from .dtypes import BUILTIN_DTYPES, DTYPE_NAMES
 from .facts import NumpyToTensor, TensorToNumpy
 from .numpy_semantics import float64_by_default, numpy_source_dtype
 from .syntax import names_a_device, names_a_dtype
-from .values import NONE, OTHER, UNKNOWN, Kind, Value, bool_literal, either_all
+from .models import Model
+from .values import OTHER, UNKNOWN, Kind, Value, bool_literal
 
 
 class TorchMixin:
     """What torch's functions and tensor methods give."""
-
-    def _call_torch(self, node: cst.Call, qualname: str, args: Args) -> Value:
-        first = args.first
-        if qualname in ("torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.asarray") or (
-                qualname in api.LEGACY_TENSOR_TYPES):
-            return self._numpy_to_tensor(node, qualname, args)
-        if qualname in api.PARAMETER:
-            flag_value = args.keywords.get("requires_grad") or (
-                args.positional[1] if len(args.positional) > 1 else None)
-            requires_grad = True if flag_value is None else bool_literal(flag_value)
-            base = first if first is not None and first.kind is Kind.TENSOR else Value(Kind.TENSOR)
-            return base.but(requires_grad=requires_grad, float64_origins=frozenset(), loop_item=None,
-                            transfer=None)
-        if qualname == "torch.device":
-            return Value(Kind.DEVICE, on_accelerator=device_on_accelerator(first) if first else None)
-        if qualname in api.DATALOADERS:
-            return Value(Kind.DATALOADER)
-        if qualname in ("torch.set_default_dtype", "torch.set_default_tensor_type"):
-            self.facts.sets_default_dtype = True
-            return NONE
-        if qualname in api.GRAD_MODE_SETTERS:
-            return OTHER
-        module_class = qualname[len("torch.nn."):] if qualname.startswith("torch.nn.") else ""
-        if module_class and "." not in module_class and module_class[:1].isupper():
-            return self._nn_module(module_class, args)
-        name = qualname[len("torch."):]
-        if name in api.TORCH_CREATORS:
-            return self._created_tensor(args)
-        if qualname in api.TORCH_INDEX_OR_BOOL:
-            return Value(Kind.TENSOR, requires_grad=False, on_accelerator=either_all(
-                v.on_accelerator for v in args.tensors()))
-        tensors = args.tensors()
-        if tensors:  # any other torch function of tensors: an op that autograd tracks
-            return self._tensor_arithmetic(*tensors).but(dtype=None, loop_item=None, transfer=None)
-        return UNKNOWN
-
-    def _nn_module(self, class_name: str, args: Args) -> Value:
-        if class_name in api.PARAMETER_FREE_MODULES:
-            has_params: bool | None = False
-        elif class_name in api.MODULE_CONTAINERS:
-            children = args.all_values()
-            has_params = True if any(c.has_params for c in children) else (
-                False if children and all(c.has_params is False for c in children) else None)
-        else:
-            has_params = True
-        device = args.keywords.get("device")
-        return Value(Kind.NN_MODULE, has_params=has_params,
-                     on_accelerator=device_on_accelerator(device) if device is not None else False)
 
     def _created_tensor(self, args: Args) -> Value:
         device = args.keywords.get("device")
@@ -73,7 +26,15 @@ class TorchMixin:
         return Value(Kind.TENSOR, dtype=self._dtype_argument(args, None), requires_grad=requires_grad,
                      on_accelerator=on_accelerator)
 
-    def _numpy_to_tensor(self, node: cst.Call, qualname: str, args: Args) -> Value:
+    def _numpy_to_tensor(self, node: cst.Call, qualname: str, model: Model, args: Args,
+                         choices: dict[str, Model] | None = None) -> Value:
+        """``torch.tensor(a)``, ``torch.from_numpy(a)``, legacy ``torch.FloatTensor(a)``...; ``choices`` when the
+        constructor is one of several picked at run time."""
+        models = list(choices.values()) if choices else [model]
+        legacy_dtypes = {m.dtype if "legacy" in m.flags else None for m in models}
+        legacy_dtype = legacy_dtypes.pop() if len(legacy_dtypes) == 1 else None
+        on_accelerator_choices = {"accelerator" in m.flags for m in models}
+        made_on_accelerator = on_accelerator_choices.pop() if len(on_accelerator_choices) == 1 else None
         source = args.first or args.keywords.get("data") or UNKNOWN
         keywords = frozenset(k for k in args.keywords if not k.startswith("*"))
         dtype_value = args.keywords.get("dtype")
@@ -92,70 +53,79 @@ class TorchMixin:
                 source.element is not None and source.element.is_numpy)))
         if source_is_numpy:
             self.facts.numpy_to_tensor.append(NumpyToTensor(
-                node, qualname, source, keywords, dtype, device, self.copy_tests > 0))
-        if qualname in api.LEGACY_TENSOR_TYPES:
-            result_dtype: str | None = api.LEGACY_TENSOR_TYPES[qualname]
+                node, qualname, source, keywords, dtype, device, self.copy_tests > 0, legacy_dtype,
+                made_on_accelerator, tuple(choices) if choices else ()))
+        if legacy_dtype is not None:
+            result_dtype: str | None = legacy_dtype
         elif dtype is not None:
             result_dtype = None if dtype == "?" else dtype
         else:
             result_dtype = numpy_source_dtype(source) if source_is_numpy else None
         origins: frozenset[cst.Call] = frozenset()
-        if (dtype is None and qualname not in api.LEGACY_TENSOR_TYPES and source_is_numpy
+        if (dtype is None and legacy_dtype is None and source_is_numpy
                 and result_dtype == "float64" and float64_by_default(source)
                 and not (qualname == "torch.from_numpy" and source.kind is not Kind.NDARRAY)):
             self.facts.float64_conversions[node] = qualname
             origins = frozenset({node})
         requires_grad = bool_literal(args.keywords["requires_grad"]) if "requires_grad" in args.keywords else False
         on_accelerator = device_on_accelerator(device) if device is not None else False
-        if qualname.startswith("torch.cuda."):
-            on_accelerator = True
+        if made_on_accelerator is not False:
+            on_accelerator = True  # ``torch.cuda.FloatTensor(a)``, or a constructor that may be one
         return Value(Kind.TENSOR, dtype=result_dtype, requires_grad=requires_grad, on_accelerator=on_accelerator,
                      float64_origins=origins, loop_item=source.loop_item)
 
-    # methods
+    # calls with effects (see library._EFFECTS)
 
-    def _tensor_method(self, node: cst.Call, tensor: Value, method: str, args: Args) -> Value:
-        if method == "numpy":
-            force = "force" in args.keywords and bool_literal(args.keywords["force"]) is not False
-            if not force:
-                self.facts.tensor_to_numpy.append(TensorToNumpy(node, "numpy", tensor, self.grad_enabled))
-            return Value(Kind.NDARRAY, dtype=tensor.dtype)
-        if method in ("detach", "detach_"):
-            return tensor.but(requires_grad=False)
-        if method in ("cpu", "cuda", "to"):
-            return self._tensor_move(node, tensor, method, args)
-        if method in api.TENSOR_DTYPE_METHODS:
-            dtype = api.TENSOR_DTYPE_METHODS[method]
-            self.facts.dtype_decided.update(tensor.float64_origins)
-            return tensor.but(dtype=dtype, float64_origins=frozenset(),
-                              requires_grad=tensor.requires_grad if is_float(dtype) else False)
-        if method == "type" and (args.positional or args.keywords):
-            self.facts.dtype_decided.update(tensor.float64_origins)
-            return tensor.but(dtype=None, float64_origins=frozenset())
-        if method == "requires_grad_":
-            flag = bool_literal(args.first) if args.first is not None else True
-            return tensor.but(requires_grad=flag)
-        if method in api.TENSOR_INDEX_OR_BOOL:
-            return Value(Kind.TENSOR, requires_grad=False, on_accelerator=tensor.on_accelerator,
-                         pending_copy=tensor.pending_copy)
-        if method in api.TENSOR_NOT_ARRAYS:
-            return OTHER
-        if method in ("max", "min", "median", "mode", "sort", "topk", "kthvalue") and (
-                args.positional or args.keywords):
-            return UNKNOWN  # with a dim these return (values, indices)
-        if method in api.TENSOR_SAME or method in ("max", "min", "median"):
-            others = args.tensors()
-            if others:
-                combined = self._tensor_arithmetic(tensor, *others)
-                return combined.but(loop_item=tensor.loop_item, transfer=tensor.transfer)
-            return tensor.but(requires_grad=self._result_requires_grad([tensor]) if tensor.requires_grad
-                              else tensor.requires_grad)
-        return UNKNOWN
+    def _model_to_numpy(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                        tensor: Value | None) -> Value:
+        if tensor is None or tensor.kind is not Kind.TENSOR:
+            return UNKNOWN
+        force = "force" in args.keywords and bool_literal(args.keywords["force"]) is not False
+        if not force and node is not None:
+            self.facts.tensor_to_numpy.append(TensorToNumpy(node, "numpy", tensor, self.grad_enabled))
+        return Value(Kind.NDARRAY, dtype=tensor.dtype)
 
-    def _tensor_move(self, node: cst.Call, tensor: Value, method: str, args: Args) -> Value:
+    def _model_move(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                    tensor: Value | None) -> Value:
+        if tensor is None or tensor.kind is not Kind.TENSOR or node is None:
+            return UNKNOWN
+        destination = "accelerator" if "accelerator" in model.flags else "cpu" if "cpu" in model.flags else None
+        return self._tensor_move(node, tensor, destination, args)
+
+    def _model_move_module(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                           module: Value | None) -> Value:
+        if module is None:
+            return UNKNOWN
+        method = qualname.rsplit(".", 1)[1]
+        destination = {"cuda": "accelerator", "cpu": "cpu"}.get(method)
+        dtype = module.dtype
+        for value in (*args.positional, args.keywords.get("dtype")):
+            if value is not None and self._dtype_of_value(value):
+                dtype = self._dtype_of_value(value)  # ``model.to(torch.float64)``
+        return module.but(dtype=dtype,
+                          on_accelerator=self._destination_on_accelerator(destination, args, module.on_accelerator))
+
+    def _model_requires_grad(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                             receiver: Value | None) -> Value:
+        if receiver is None:
+            return UNKNOWN
+        flag = bool_literal(args.first) if args.first is not None else True
+        if receiver.kind is Kind.NN_MODULE:
+            return receiver.but(has_params=False if flag is False else receiver.has_params)
+        return receiver.but(requires_grad=flag)
+
+    def _model_retype(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                      tensor: Value | None) -> Value:
+        if tensor is None or not (args.positional or args.keywords):
+            return OTHER  # ``t.type()`` without arguments is the type's name
+        self.facts.dtype_decided.update(tensor.float64_origins)
+        return tensor.but(dtype=None, float64_origins=frozenset())
+
+    def _tensor_move(self, node: cst.Call, tensor: Value, destination: str | None, args: Args) -> Value:
+        """``t.to(...)`` (destination None), ``t.cpu()``, ``t.cuda()``/``t.xpu()``... (\"cpu\", \"accelerator\")."""
         dtype: str | None = tensor.dtype
         decided = False
-        if method == "to":
+        if destination is None:
             for value in (*args.positional, args.keywords.get("dtype"), args.keywords.get("other")):
                 if value is None:
                     continue
@@ -170,19 +140,21 @@ class TorchMixin:
                 decided = True
         if decided:
             self.facts.dtype_decided.update(tensor.float64_origins)
-        on_accelerator = self._destination_on_accelerator(method, args, tensor.on_accelerator)
+        on_accelerator = self._destination_on_accelerator(destination, args, tensor.on_accelerator)
         moved = tensor.but(dtype=dtype, on_accelerator=on_accelerator,
                            float64_origins=frozenset() if decided else tensor.float64_origins)
         loop = self._current_loop()
+        per_item_device = loop is not None and any(value.loop_item == loop.id for value in args.all_values())
         if (on_accelerator and loop is not None and tensor.loop_item == loop.id
-                and tensor.on_accelerator is not True):
-            moved = moved.but(transfer=node)
+                and tensor.on_accelerator is not True and not per_item_device):
+            moved = moved.but(transfer=node)  # (``for blob, dev in zip(blobs, devices)``: one batch per device)
         return moved
 
-    def _destination_on_accelerator(self, method: str, args: Args, current: bool | None) -> bool | None:
-        if method == "cuda":
+    def _destination_on_accelerator(self, destination: str | None, args: Args, current: bool | None
+                                    ) -> bool | None:
+        if destination == "accelerator":
             return True
-        if method == "cpu":
+        if destination == "cpu":
             return False
         device = args.keywords.get("device")
         if device is not None:

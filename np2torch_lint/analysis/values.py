@@ -19,16 +19,18 @@ class Kind(enum.Enum):
     NONE = "None"
     NUMBER = "number"  # a Python int/float/bool literal or result; ``dtype`` says which ("int", "float", "bool")
     STRING = "string"  # ``literal`` holds the text when it is a plain literal
-    REF = "ref"  # an imported module, function, class or constant: ``qualname`` says which
-    LOCAL = "local"  # a function or class defined in this file; it shadows any import of the same name
+    REF = "ref"  # an imported module, function, class or constant: ``qualname`` says which (or ``items``: one
+    #              of these, chosen at run time)
+    LOCAL = "local"  # the project's own code, not followed (a relative import): it shadows any import
+    FUNCTION = "function"  # a function, method or lambda of this file: ``definition`` says which
+    CLASS = "class"  # a class of this file: ``definition`` says which
     NDARRAY = "ndarray"
     NUMPY_VALUE = "numpy value"  # an ndarray or a NumPy scalar (``a[0]``, ``a.mean()``): same dtype, unknown rank
     TENSOR = "tensor"
     NN_MODULE = "nn.Module"
-    NN_MODULE_CLASS = "nn.Module subclass"
     DEVICE = "device"
     DATALOADER = "DataLoader"
-    NUMPY_GENERATOR = "numpy random generator"
+    INSTANCE = "instance"  # an object of a modelled library class: ``qualname`` is the class (models.py)
     SEQUENCE = "sequence"  # a list, tuple, generator or other iterable: ``element`` is what iterating gives
     OTHER = "other"  # known not to be an array or tensor
 
@@ -49,6 +51,8 @@ class Value:
     #: what iterating gives (SEQUENCE), and the items of a literal display or tuple, when known.
     element: Value | None = None
     items: tuple[Value, ...] | None = None
+    #: ``items`` are only the first items: the length is unknown (``gym``'s ``env.step()``).
+    open_ended: bool = False
     #: the conversion calls that made this tensor a float64 from a NumPy default, with no dtype decision since.
     float64_origins: frozenset[cst.Call] = frozenset()
     #: the loop (its id) whose item this value is, or is made from.
@@ -61,6 +65,8 @@ class Value:
     read_only: bool | None = None
     #: for a host tensor: the ``non_blocking=True`` device-to-host copy that made it, until a sync (NPT007).
     pending_copy: cst.Call | None = None
+    #: what the file says of a function, class or object of its own (``definitions.FunctionInfo``/``ClassInfo``).
+    definition: object | None = None
 
     def but(self, **changes: object) -> Value:
         return dataclasses.replace(self, **changes)
@@ -80,6 +86,13 @@ def ref(qualname: str) -> Value:
     return Value(Kind.REF, qualname=qualname)
 
 
+def member(owner: Value, name: str) -> Value:
+    """``owner.name`` for an imported module or class (or for each of several, chosen at run time)."""
+    if owner.items is not None:
+        return Value(Kind.REF, items=tuple(member(choice, name) for choice in owner.items))
+    return ref(f"{owner.qualname}.{name}")
+
+
 def either(a: bool | None, b: bool | None) -> bool | None:
     """Join two "may be" facts: true if either path makes it true, false only if both say false."""
     if a or b:
@@ -97,12 +110,20 @@ def join(a: Value, b: Value) -> Value:
         return b
     if b.kind is Kind.NONE:
         return a
-    if a.kind is not b.kind or a.kind is Kind.UNKNOWN or a.qualname != b.qualname:
+    if a.kind is not b.kind:
+        if Kind.UNKNOWN in (a.kind, b.kind) and Kind.TENSOR in (a.kind, b.kind):
+            return _maybe_tensor(a if a.kind is Kind.TENSOR else b)
+        return UNKNOWN
+    if a.kind is Kind.REF and a.qualname != b.qualname:
+        # ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``: one of these, chosen at run time
+        choices = tuple(dict.fromkeys((*(a.items or (a,)), *(b.items or (b,)))))
+        return Value(Kind.REF, items=choices) if len(choices) <= _MAX_CHOICES else UNKNOWN
+    if a.kind is Kind.UNKNOWN or (a.qualname != b.qualname and a.kind is not Kind.NN_MODULE):
         return UNKNOWN
     element = a.element if b.element is None else b.element if a.element is None else join(a.element, b.element)
     return Value(
         a.kind,
-        qualname=a.qualname,
+        qualname=a.qualname if a.qualname == b.qualname else None,
         literal=a.literal if a.literal == b.literal else None,
         dtype=a.dtype if a.dtype == b.dtype else None,
         float64_by_default=a.float64_by_default and b.float64_by_default,
@@ -111,6 +132,7 @@ def join(a: Value, b: Value) -> Value:
         has_params=either(a.has_params, b.has_params),
         element=element,
         items=a.items if a.items == b.items else None,
+        open_ended=a.open_ended if a.items == b.items else False,
         float64_origins=a.float64_origins | b.float64_origins,
         loop_item=a.loop_item if a.loop_item == b.loop_item else None,
         transfer=a.transfer if a.transfer is b.transfer else None,
@@ -118,7 +140,18 @@ def join(a: Value, b: Value) -> Value:
         read_only=either(a.read_only, b.read_only),
         # pending if pending on any path
         pending_copy=a.pending_copy if a.pending_copy is not None else b.pending_copy,
+        definition=a.definition if a.definition is b.definition else None,
     )
+
+
+_MAX_CHOICES = 4
+
+
+def _maybe_tensor(tensor: Value) -> Value:
+    """An unknown value on one path and a tensor on the other (``if cuda: batch = batch.cuda()``): where the
+    program uses it as a tensor, what may be true of the tensor path may be true; nothing else is known."""
+    return Value(Kind.TENSOR, requires_grad=True if tensor.requires_grad else None,
+                 on_accelerator=True if tensor.on_accelerator else None)
 
 
 def join_all(values: list[Value]) -> Value | None:

@@ -18,7 +18,6 @@ import libcst as cst
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, sharing_conversion, with_keyword
 from ..analysis import Facts, NumpyToTensor, device_on_accelerator
-from ..analysis.known_apis import LEGACY_TENSOR_TYPES
 from ..analysis.values import Kind
 
 CODE = "NPT003"
@@ -43,15 +42,26 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
             yield Finding(CODE, conversion.node, "torch.tensor() copies the whole array: use torch.as_tensor() "
                                                  "or torch.from_numpy() to share its memory",
                           _sharing_fix(conversion, style))
-        elif conversion.constructor in LEGACY_TENSOR_TYPES:
-            made = LEGACY_TENSOR_TYPES[conversion.constructor]
+        elif conversion.legacy_dtype is not None:
+            made = conversion.legacy_dtype
             if source.dtype is None or source.dtype == made:
                 continue  # same dtype: the legacy constructor shares memory
-            fix = None if facts.sets_default_dtype or len(conversion.node.args) != 1 else Fix(
-                Applicability.SAFE, f"Convert with an explicit dtype=torch.{made}", _explicit_dtype(made))
+            # a constructor picked at run time (``Tensor = torch.cuda.FloatTensor if cuda else ...``) has no one
+            # device to keep, so no fix; torch.cuda's constructors keep theirs with device="cuda"
+            fix = None if (facts.sets_default_dtype or len(conversion.node.args) != 1
+                           or conversion.made_on_accelerator is None) else Fix(
+                Applicability.SAFE, f"Convert with an explicit dtype=torch.{made}",
+                _explicit_dtype(made, on_accelerator=conversion.made_on_accelerator))
             yield Finding(CODE, conversion.node,
-                          f"{conversion.constructor}() silently copies this {source.dtype} array into {made}: use "
-                          f"torch.as_tensor(array, dtype=torch.{made}) to say so", fix)
+                          f"{_constructor_name(conversion)}() silently copies this {source.dtype} array into {made}: "
+                          f"use torch.as_tensor(array, dtype=torch.{made}) to say so", fix)
+
+
+def _constructor_name(conversion: NumpyToTensor) -> str:
+    if not conversion.alternatives:
+        return conversion.constructor
+    called = cst.Module([]).code_for_node(conversion.node.func)
+    return f"{called} (here {' or '.join(conversion.alternatives)})"
 
 
 def _sharing_fix(conversion: NumpyToTensor, style: FixStyle) -> Fix | None:
@@ -67,10 +77,11 @@ def _share(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:
     return sharing_conversion(node, edit) if isinstance(node, cst.Call) else node
 
 
-def _explicit_dtype(dtype: str):
+def _explicit_dtype(dtype: str, on_accelerator: bool):
     def build(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:
         if not isinstance(node, cst.Call) or len(node.args) != 1:
             return node
-        return with_keyword(sharing_conversion(node, edit), "dtype", edit.attribute("torch", dtype))
+        converted = with_keyword(sharing_conversion(node, edit), "dtype", edit.attribute("torch", dtype))
+        return with_keyword(converted, "device", cst.SimpleString('"cuda"')) if on_accelerator else converted
 
     return build

@@ -18,7 +18,6 @@ from typing import Iterator
 import libcst as cst
 
 from ..analysis import Facts, NumpyToTensor
-from ..analysis.known_apis import LEGACY_TENSOR_TYPES
 from ..analysis.values import Kind, Value
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, call, rename_call, wrapped_argument
@@ -27,7 +26,6 @@ CODE = "NPT006"
 NAME = "tensor-from-list-of-arrays"
 SUMMARY = "a tensor made from a list of ndarrays, converted element by element instead of stacked"
 
-_CONSTRUCTORS = {"torch.tensor", "torch.as_tensor", "torch.asarray", *LEGACY_TENSOR_TYPES}
 _SHARING = {"torch.tensor", "torch.as_tensor", "torch.asarray"}  # they take dtype= and device=
 # dtypes a NumPy cast gives exactly as torch's does (torch rounds float64 -> float16 twice, through float32)
 _SAME_CAST_IN_NUMPY = {None, "float32", "float64"}
@@ -35,12 +33,18 @@ _SAME_CAST_IN_NUMPY = {None, "float32", "float64"}
 
 def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:
     for conversion in facts.numpy_to_tensor:
-        if conversion.constructor not in _CONSTRUCTORS or not _is_list_of_arrays(conversion.source):
+        if not (conversion.constructor in _SHARING or _is_legacy(conversion)) or not _is_list_of_arrays(
+                conversion.source):
             continue
         name = conversion.constructor
         yield Finding(CODE, conversion.node, f"{name}() of a list of ndarrays converts them element by element "
                                              "(torch warns it is extremely slow): stack them with np.stack() first",
                       _fix(conversion, style))
+
+
+def _is_legacy(conversion: NumpyToTensor) -> bool:
+    """``torch.FloatTensor``, ``torch.cuda.FloatTensor``..., or one of them picked at run time."""
+    return conversion.legacy_dtype is not None or bool(conversion.alternatives)
 
 
 def _is_list_of_arrays(source: Value) -> bool:
@@ -64,20 +68,22 @@ def _fix(conversion: NumpyToTensor, style: FixStyle) -> Fix | None:
     to_device = style is FixStyle.HELPERS and _stacks_to_device(conversion)
     if to_device:
         return Fix(applicability, "Stack on the host and move once with stack_to_device()", _stacked_to_device)
-    return Fix(applicability, "Stack with np.stack() first", _stacked_first(conversion.constructor))
+    return Fix(applicability, "Stack with np.stack() first", _stacked_first(
+        None if _is_legacy(conversion) else conversion.constructor))
 
 
 def _stacks_to_device(conversion: NumpyToTensor) -> bool:
     """``torch.tensor(xs, device=d)`` with at most a ``dtype=`` that NumPy casts as torch does."""
     node = conversion.node
-    return (conversion.constructor in _SHARING and conversion.device is not None and len(node.args) <= 3
+    return (conversion.constructor in _SHARING and not _is_legacy(conversion) and conversion.device is not None
+            and len(node.args) <= 3
             and all(arg.keyword is not None for arg in node.args[1:]) and conversion.keywords <= {"dtype", "device"}
             and conversion.dtype in _SAME_CAST_IN_NUMPY)
 
 
-def _stacked_first(constructor: str):
+def _stacked_first(constructor: str | None):
     """``torch.tensor(xs)`` -> ``torch.from_numpy(np.stack(xs))``; with ``dtype=``/``device=``, ``torch.as_tensor``
-    of the stack; any other constructor or argument stays, given the stack."""
+    of the stack; any other constructor (None: a legacy one) or argument stays, given the stack."""
 
     def build(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:
         if not isinstance(node, cst.Call):

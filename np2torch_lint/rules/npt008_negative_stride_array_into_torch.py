@@ -18,7 +18,6 @@ from typing import Iterator
 import libcst as cst
 
 from ..analysis import Facts, NumpyToTensor, device_on_accelerator
-from ..analysis.known_apis import LEGACY_TENSOR_TYPES
 from ..analysis.values import Kind
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, method_call, sharing_conversion, wrapped_argument
@@ -27,25 +26,26 @@ CODE = "NPT008"
 NAME = "negative-stride-array-into-torch"
 SUMMARY = "ndarray with a negative stride (or a read-only one) converted to a tensor"
 
-_CONVERSIONS = {"torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.asarray", *LEGACY_TENSOR_TYPES}
+_CONVERSIONS = {"torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.asarray"}
 _SHARING = {"torch.from_numpy", "torch.as_tensor", "torch.asarray"}
 
 
 def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:
     for conversion in facts.numpy_to_tensor:
         source = conversion.source
-        if source.kind is not Kind.NDARRAY or conversion.constructor not in _CONVERSIONS:
+        legacy = conversion.legacy_dtype is not None or bool(conversion.alternatives)
+        if source.kind is not Kind.NDARRAY or not (conversion.constructor in _CONVERSIONS or legacy):
             continue
         name = conversion.constructor
         if source.negative_strides:
             yield Finding(CODE, conversion.node, f"{name}() raises ValueError for an array with a negative stride "
                                                  "(a[::-1], np.flip): make it contiguous with np.ascontiguousarray()",
-                          _fix(conversion, style, Applicability.SAFE))
-        elif source.read_only and _shares(conversion):
+                          _fix(conversion, style, Applicability.SAFE, legacy))
+        elif source.read_only and not legacy and _shares(conversion):
             yield Finding(CODE, conversion.node, f"{name}() of a read-only array gives a writable tensor over its "
                                                  "memory (torch warns once; writing through it is undefined "
                                                  "behaviour): copy the array first",
-                          _fix(conversion, style, Applicability.UNSAFE))
+                          _fix(conversion, style, Applicability.UNSAFE, legacy))
 
 
 def _shares(conversion: NumpyToTensor) -> bool:
@@ -57,13 +57,13 @@ def _shares(conversion: NumpyToTensor) -> bool:
     return conversion.device is None or device_on_accelerator(conversion.device) is False
 
 
-def _fix(conversion: NumpyToTensor, style: FixStyle, applicability: Applicability) -> Fix | None:
+def _fix(conversion: NumpyToTensor, style: FixStyle, applicability: Applicability, legacy: bool) -> Fix | None:
     node = conversion.node
     if not node.args or node.args[0].keyword is not None or any(arg.star for arg in node.args):
         return None
     positional = [arg for arg in node.args if arg.keyword is None]
     if (style is FixStyle.HELPERS and len(positional) == 1 and conversion.keywords <= {"dtype", "device"}
-            and conversion.constructor in ("torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.asarray")):
+            and not legacy):
         return Fix(applicability, "Convert with from_numpy(), which copies such arrays", _runtime_from_numpy)
     if conversion.source.negative_strides:
         return Fix(applicability, "Make the array contiguous with np.ascontiguousarray()", _contiguous)

@@ -1,0 +1,271 @@
+"""Functions, lambdas and classes defined in the file: what a ``def`` or ``class`` statement binds, and when
+their bodies are read.
+
+A body is read (its findings recorded, its parameters unknown or as annotated) once the code around it has run:
+at the end of the module for top-level functions and methods, at the end of the enclosing function for nested
+ones. That is when Python would call them, so names bound further down the module are known. What a call gives
+is worked out separately, at each call, by ``summaries.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from . import known_apis as api
+from .control_flow import NOT_A_GRAD_MODE
+from .scope import Scope
+from .syntax import dotted_name
+from .values import UNKNOWN, Kind, Value, join
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    """A ``def`` or ``lambda`` of this file, as its statement defined it."""
+
+    node: cst.FunctionDef | cst.Lambda
+    #: the scope it was defined in: its globals or closure, as they are when it is called.
+    scope: Scope
+    #: parameter name -> the value of its default (parameters with one), and what its annotation says (when it
+    #: says something the analysis knows).
+    defaults: dict[str, Value]
+    annotations: dict[str, Value]
+    #: what the return annotation says (UNKNOWN without one).
+    returns: Value = UNKNOWN
+    #: the mode a decorator sets (``@torch.no_grad()``), or None: the caller's.
+    grad_enabled: bool | None = None
+    #: "function", "method", "staticmethod", "classmethod" or "property".
+    role: str = "function"
+    owner: ClassInfo | None = None
+    #: wrapped by a decorator the analysis does not know: what a call gives is unknown.
+    opaque: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.node.name.value if isinstance(self.node, cst.FunctionDef) else "<lambda>"
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    """A ``class`` of this file: its methods, and what its methods assign to ``self``."""
+
+    node: cst.ClassDef
+    scope: Scope  # around the class statement
+    is_nn_module: bool
+    bases: list[ClassInfo]
+    #: a library base class (``torch.nn.Linear``): where parameters not set in the file come from.
+    library_base: str | None
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    #: ``self.x = ...`` in any method, joined; and names bound in the class body.
+    attributes: dict[str, Value] = field(default_factory=dict)
+    class_names: dict[str, Value] = field(default_factory=dict)
+    #: whether ``attributes`` were collected (by reading every method silently) since the class was defined.
+    attributes_collected: bool = False
+
+    def method(self, name: str) -> FunctionInfo | None:
+        for info in self.lineage():
+            found = info.methods.get(name)
+            if found is not None:
+                return found
+        return None
+
+    def attribute(self, name: str) -> Value | None:
+        for info in self.lineage():
+            found = info.attributes.get(name) or info.class_names.get(name)
+            if found is not None:
+                return found
+        return None
+
+    def lineage(self) -> list[ClassInfo]:
+        """This class and its bases defined in the file, depth first (cycles cannot happen in valid code)."""
+        seen: list[ClassInfo] = []
+        stack = [self]
+        while stack:
+            info = stack.pop()
+            if info not in seen:
+                seen.append(info)
+                stack.extend(reversed(info.bases))
+        return seen
+
+    def library_bases(self) -> str | None:
+        return next((info.library_base for info in self.lineage() if info.library_base), None)
+
+    def instance(self) -> Value:
+        """What ``C(...)`` gives: a module (with trainable parameters, as most are) or an object."""
+        if self.is_nn_module:
+            return Value(Kind.NN_MODULE, qualname=self.library_bases(), has_params=True, on_accelerator=False,
+                         definition=self)
+        return Value(Kind.INSTANCE, definition=self)
+
+
+# Decorators that leave what a call gives as it is.
+_TRANSPARENT_DECORATORS = {
+    "functools.lru_cache", "functools.cache", "functools.wraps", "abc.abstractmethod", "typing.final",
+    "typing.override", "torch.jit.ignore", "torch.jit.unused", "torch.jit.export", "torch.no_grad",
+    "torch.inference_mode", "torch.enable_grad", "torch.set_grad_enabled",
+}
+_ROLES = {"staticmethod": "staticmethod", "classmethod": "classmethod", "property": "property"}
+
+
+def parameter_names(info: FunctionInfo) -> list[str]:
+    params = info.node.params
+    return [param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params,
+                                           params.star_arg, params.star_kwarg) if isinstance(param, cst.Param)]
+
+
+class DefinitionsMixin:
+    """``def``, ``lambda`` and ``class`` statements, and reading their bodies."""
+
+    def _function_def(self, node: cst.FunctionDef) -> None:
+        grad_enabled: bool | None = None
+        role = "function"
+        opaque = False
+        for decorator in node.decorators:
+            expression = decorator.decorator
+            self.eval(expression)
+            mode = self._grad_mode_of(expression, as_decorator=True)
+            if mode is not NOT_A_GRAD_MODE:
+                grad_enabled = mode  # type: ignore[assignment]
+                continue
+            target = expression.func if isinstance(expression, cst.Call) else expression
+            name = dotted_name(target) or ""
+            if name in _ROLES:
+                role = _ROLES[name]
+            elif name.endswith((".setter", ".deleter")):
+                role = "setter"
+            else:
+                decorator_value = self.eval_quietly(target)
+                if decorator_value.kind is not Kind.REF or decorator_value.qualname not in _TRANSPARENT_DECORATORS:
+                    opaque = True
+        defaults, annotations = self._parameter_values(node.params)
+        returns = UNKNOWN
+        if node.returns is not None:
+            returns = self._value_of_annotation(node.returns.annotation)
+        owner = self.class_being_defined
+        if owner is not None and role == "function":
+            role = "method"
+        info = FunctionInfo(node, owner.scope if owner is not None else self.scope, defaults, annotations, returns,
+                            grad_enabled, role, owner, opaque)
+        if owner is not None:
+            if role != "setter":
+                owner.methods[node.name.value] = info
+            self.scope.names[node.name.value] = Value(Kind.FUNCTION, definition=info)
+        else:
+            self.scope.names[node.name.value] = Value(Kind.FUNCTION, definition=info)
+        if not self.silent:
+            self.pending_bodies.append(info)
+
+    def _parameter_values(self, params: cst.Parameters) -> tuple[dict[str, Value], dict[str, Value]]:
+        """Defaults, evaluated where the ``def`` stands, and what annotations say; see ``FunctionInfo``."""
+        defaults: dict[str, Value] = {}
+        annotations: dict[str, Value] = {}
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg,
+                      params.star_kwarg):
+            if not isinstance(param, cst.Param):
+                continue
+            if param.default is not None:
+                defaults[param.name.value] = self.eval(param.default)
+            if param.annotation is not None:
+                annotated = self._value_of_annotation(param.annotation.annotation)
+                if annotated.kind is not Kind.UNKNOWN and param.star == "":
+                    annotations[param.name.value] = annotated
+        return defaults, annotations
+
+    def _lambda(self, node: cst.Lambda) -> Value:
+        defaults, annotations = self._parameter_values(node.params)
+        info = FunctionInfo(node, self.scope, defaults, annotations)
+        if not self.silent:  # a lambda's body is read where it stands, with its parameters unknown
+            self._read_body(info)
+        return Value(Kind.FUNCTION, definition=info)
+
+    def _class_def(self, node: cst.ClassDef) -> None:
+        for decorator in node.decorators:
+            self.eval(decorator.decorator)
+        is_nn_module = False
+        bases: list[ClassInfo] = []
+        library_base = None
+        for base in node.bases:
+            base_value = self.eval(base.value)
+            if base_value.kind is Kind.REF and base_value.qualname:
+                model = self.models.call(base_value.qualname)
+                if base_value.qualname in api.NN_MODULE_BASES or (model is not None and model.kind == "module"):
+                    is_nn_module = True
+                    if base_value.qualname not in api.NN_MODULE_BASES:
+                        library_base = base_value.qualname
+            elif base_value.kind is Kind.CLASS and isinstance(base_value.definition, ClassInfo):
+                bases.append(base_value.definition)
+                is_nn_module = is_nn_module or base_value.definition.is_nn_module
+        for keyword in node.keywords:
+            self.eval(keyword.value)
+        info = ClassInfo(node, self.scope, is_nn_module, bases, library_base)
+        saved_scope, saved_class = self.scope, self.class_being_defined
+        self.scope = Scope(saved_scope)
+        self.class_being_defined = info
+        try:
+            self._suite(node.body)
+        finally:
+            info.class_names.update(
+                (name, value) for name, value in self.scope.names.items() if value.kind is not Kind.FUNCTION)
+            self.scope, self.class_being_defined = saved_scope, saved_class
+        self.scope.names[node.name.value] = Value(Kind.CLASS, definition=info)
+
+    # -- reading bodies
+
+    def _read_pending_bodies(self, start: int = 0) -> None:
+        """Read the bodies of the functions defined since ``start``, in the order they were defined.
+
+        A class's methods are first read silently, so that what one method assigns to ``self`` is known in all of
+        them (``__init__`` sets ``self.x``, ``forward`` reads it).
+        """
+        pending = self.pending_bodies[start:]
+        del self.pending_bodies[start:]
+        for owner in dict.fromkeys(info.owner for info in pending if info.owner is not None):
+            self._collect_attributes(owner)  # again, now that the code around the class has run
+        for info in pending:
+            self._read_body(info)
+
+    def _collect_attributes(self, info: ClassInfo) -> None:
+        """What the methods of a class assign to ``self``: every method read silently, from a clean slate."""
+        info.attributes_collected = True
+        info.attributes.clear()
+        for method in info.methods.values():
+            self._read_body(method, silently=True)
+
+    def _class_attributes_known(self, info: ClassInfo) -> None:
+        """Before an object of the class is used: its attributes collected once (``C()`` runs ``__init__``)."""
+        for each in info.lineage():
+            if not each.attributes_collected:
+                self._collect_attributes(each)
+
+    def _read_body(self, info: FunctionInfo, silently: bool = False) -> None:
+        """Read a body where it is defined, with its parameters as annotated (else unknown), recording facts."""
+        scope = Scope(info.scope, {name: info.annotations.get(name, UNKNOWN) for name in parameter_names(info)})
+        receiver = self._self_parameter(info)
+        if receiver is not None:
+            scope.names[receiver[0]] = receiver[1]
+        grad_enabled = True if info.grad_enabled is None else info.grad_enabled  # callers usually have grad on
+        self._run_body(info, scope, grad_enabled, silently=silently or self.silent)
+
+    def _self_parameter(self, info: FunctionInfo) -> tuple[str, Value] | None:
+        """``self`` (an instance) or ``cls`` (the class) for a method, by the name its first parameter has."""
+        if info.owner is None or info.role == "staticmethod" or not isinstance(info.node, cst.FunctionDef):
+            return None
+        params = info.node.params.posonly_params or info.node.params.params
+        if not params:
+            return None
+        if info.role == "classmethod":
+            return params[0].name.value, Value(Kind.CLASS, definition=info.owner)
+        instance = info.owner.instance()
+        if instance.kind is Kind.NN_MODULE:
+            instance = instance.but(on_accelerator=None)  # ``self`` may have been moved by its owner
+        return params[0].name.value, instance
+
+    def _record_attribute(self, owner: Value, attribute: str, value: Value) -> bool:
+        """``self.x = value`` (or ``obj.x = value``) for an object of a class of this file."""
+        info = owner.definition
+        if not isinstance(info, ClassInfo):
+            return False
+        previous = info.attributes.get(attribute)
+        info.attributes[attribute] = value if previous is None else join(previous, value)
+        return True

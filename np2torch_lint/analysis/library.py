@@ -1,0 +1,348 @@
+"""Applying library models (``models.py``) at calls and attribute reads: a row's spec becomes a ``Value``.
+
+The kinds and attributes of a spec each have one meaning here; ``docs/inference.md`` lists them. Kinds with an
+effect beyond their value (``to-numpy`` records a fact, ``move`` may mark a per-item transfer...) are handled by
+named methods of the analysis, which the table below points to.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .arguments import Args
+from .dtypes import is_float, is_integral
+from .facts import TensorToNumpy
+from .models import Model
+from .numpy_semantics import (
+    array_of_scalar,
+    literal_data_dtype,
+    numpy_promoted,
+    returns_array,
+    to_float_result,
+)
+from .torch_semantics import device_on_accelerator
+from .values import NONE, OTHER, UNKNOWN, Kind, Value, bool_literal, either_all
+
+_NUMBER_FAMILY = {"bool": "bool", "float16": "float", "float32": "float", "float64": "float", "complex64": "complex",
+                  "complex128": "complex"}
+
+
+class LibraryMixin:
+    """Applies a model row to a call's arguments (and receiver), or to the owner of an attribute."""
+
+    def _apply_model(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                     receiver: Value | None = None) -> Value:
+        kind = model.kind
+        if kind == "ndarray" or kind == "numpy-value":
+            return self._array_result(node, qualname, model, args, receiver)
+        if "decides-dtype" in model.flags and kind != "same":
+            for tensor in args.tensors():  # ``gradcheck(f, (x,))``: float64 on purpose
+                self.facts.dtype_decided.update(tensor.float64_origins)
+        if kind == "same":
+            return self._changed_receiver(model, args, receiver)
+        if kind == "tensor":
+            return self._tensor_result(node, qualname, model, args, receiver)
+        handler = _EFFECTS.get(kind)
+        if handler is not None:
+            return getattr(self, handler)(node, qualname, model, args, receiver)
+        return value_of_model(model)
+
+    def _attribute_model(self, owner: Value, model: Model) -> Value:
+        if model.kind == "same":
+            return self._changed_receiver(model, Args([], {}, []), owner)
+        if model.kind == "device" and "keeps-device" in model.flags:
+            return Value(Kind.DEVICE, on_accelerator=owner.on_accelerator)
+        return value_of_model(model)
+
+    # -- arrays
+
+    def _array_result(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                      receiver: Value | None) -> Value:
+        kind = Kind.NDARRAY if model.kind == "ndarray" else Kind.NUMPY_VALUE
+        first = args.first
+        dtype_param = model.param("dtype-param")
+        explicit = None if dtype_param is None else self._dtype_argument(
+            args, None if dtype_param == "kw" else int(dtype_param))
+        if "reads-tensor" in model.flags and first is not None and first.kind is Kind.TENSOR:
+            return self._read_tensor(node, qualname, first)
+        if "from-data" in model.params:
+            return self._array_from_data(node, model, args, explicit)
+        size = model.param("size-param")
+        gives_array = size is None or returns_array(args, -1 if size == "*" else int(size))
+        if explicit is not None:
+            return Value(kind if gives_array else Kind.NUMPY_VALUE, dtype=explicit)
+        if "fill" in model.params:
+            index = int(model.params["fill"])
+            return array_of_scalar(args.positional[index] if len(args.positional) > index
+                                   else args.keywords.get("fill_value"))
+        if "from-bounds" in model.flags:
+            bounds = args.positional[:3]
+            if any(v.kind is Kind.NUMBER and v.dtype == "float" for v in bounds):
+                return Value(Kind.NDARRAY, dtype="float64", float64_by_default=True)
+            if bounds and all(v.kind is Kind.NUMBER and v.dtype == "int" for v in bounds):
+                return Value(Kind.NDARRAY, dtype="int64")
+            return Value(Kind.NDARRAY)
+        if "promote-items" in model.params:
+            if first is None:
+                return UNKNOWN
+            elements = list(first.items) if first.items is not None else [first.element or UNKNOWN]
+            return numpy_promoted(elements, Kind.NDARRAY)
+        if "dtype-of" in model.params:
+            source = self._model_source(model.params["dtype-of"], args, receiver)
+            if source is not None and source.is_numpy:
+                return source.but(kind=Kind.NDARRAY, items=None, element=None)
+            return Value(Kind.NDARRAY, dtype=source.dtype if source is not None and source.kind is Kind.TENSOR
+                         else None)
+        for name in ("like", "float-of"):
+            if name in model.params:
+                source = self._model_source(model.params[name], args, receiver)
+                if source is None or not source.is_numpy:
+                    return UNKNOWN  # np.transpose(tensor) and friends call the tensor's own method
+                kind = _reduced_kind(model, source)
+                if name == "float-of":
+                    return to_float_result(source, reduction=kind is Kind.NUMPY_VALUE)
+                result = source.but(kind=kind, items=None, element=None)
+                return widened(result) if "widens-ints" in model.flags else result
+        if "promote" in model.flags:
+            if first is None or not first.is_numpy:
+                return UNKNOWN
+            result = numpy_promoted([v for v in args.positional if v.is_numpy or v.kind is Kind.NUMBER], kind)
+            if "floats" in model.flags and (is_integral(result.dtype)):
+                return result.but(dtype="float64", float64_by_default=True)  # true division of integers
+            return result
+        if not gives_array:
+            if "numpy-scalar" in model.flags:
+                return Value(Kind.NUMPY_VALUE, dtype=model.dtype)
+            family = "float" if "float64-default" in model.flags else _NUMBER_FAMILY.get(model.dtype or "", "int")
+            return Value(Kind.NUMBER, dtype=family)
+        return value_of_model(model)
+
+    def _array_from_data(self, node: cst.Call | None, model: Model, args: Args, explicit: str | None) -> Value:
+        """``np.array(data)``: a literal's dtype, an array's own, a sequence of arrays', an image's."""
+        first = args.first
+        if explicit is not None:
+            return Value(Kind.NDARRAY, dtype=explicit)
+        if first is None:
+            return UNKNOWN
+        if node is not None and node.args and node.args[0].keyword is None:
+            literal_dtype = literal_data_dtype(node.args[0].value)
+            if literal_dtype is not None:
+                return Value(Kind.NDARRAY, dtype=literal_dtype, float64_by_default=literal_dtype == "float64")
+        if first.is_numpy:
+            return first.but(kind=Kind.NDARRAY, items=None, element=None)
+        if first.kind is Kind.SEQUENCE and first.element is not None and first.element.is_numpy:
+            return first.element.but(kind=Kind.NDARRAY, items=None)
+        if first.kind is Kind.INSTANCE and first.qualname:
+            as_array = self.models.call(first.qualname + ".__array__")
+            if as_array is not None:
+                return value_of_model(as_array)
+        return Value(Kind.NDARRAY)
+
+    def _read_tensor(self, node: cst.Call | None, qualname: str, tensor: Value) -> Value:
+        """``np.asarray(t)``: NumPy calls ``Tensor.__array__``, which calls ``t.numpy()``."""
+        if node is not None:
+            self.facts.tensor_to_numpy.append(TensorToNumpy(node, qualname, tensor, self.grad_enabled))
+        return Value(Kind.NDARRAY, dtype=tensor.dtype)
+
+    def _model_source(self, where: str, args: Args, receiver: Value | None) -> Value | None:
+        if where == "self":
+            return receiver
+        index = int(where)
+        return args.positional[index] if len(args.positional) > index else None
+
+    # -- the receiver, changed
+
+    def _changed_receiver(self, model: Model, args: Args, receiver: Value | None) -> Value:
+        base = receiver if receiver is not None else args.first
+        if base is None:
+            return UNKNOWN
+        if "unknown-dtype" in model.flags:  # ``.real`` of a complex array is real: the dtype is not kept
+            base = base.but(dtype=None, float64_by_default=False, float64_origins=frozenset())
+        if base.kind is Kind.TENSOR:
+            return self._changed_tensor(model, args, base)
+        if base.is_numpy:
+            dtype_param = model.param("dtype-param")
+            explicit = None if dtype_param is None else self._dtype_argument(
+                args, None if dtype_param == "kw" else int(dtype_param))
+            if explicit is not None:
+                return base.but(dtype=explicit, float64_by_default=False, items=None)
+            kind = _reduced_kind(model, base)
+            if "float-of" in model.params:
+                return to_float_result(base, reduction=kind is Kind.NUMPY_VALUE)
+            result = base.but(kind=kind, items=None)
+            return widened(result) if "widens-ints" in model.flags else result
+        if base.kind is Kind.NN_MODULE and model.dtype is not None:
+            return base.but(dtype=model.dtype)  # ``model.double()``: its parameters are float64 now
+        return base
+
+    def _changed_tensor(self, model: Model, args: Args, tensor: Value) -> Value:
+        flags = model.flags
+        if "args-give-tuple" in flags and (args.positional or args.keywords):
+            return UNKNOWN  # ``t.max(dim=0)`` gives (values, indices)
+        result = tensor
+        if "autograd" in flags:
+            others = args.tensors()
+            if others:
+                combined = self._tensor_arithmetic(tensor, *others)
+                result = combined.but(loop_item=tensor.loop_item, transfer=tensor.transfer)
+            elif tensor.requires_grad:
+                result = tensor.but(requires_grad=self._result_requires_grad([tensor]))
+        if "decides-dtype" in flags:
+            self.facts.dtype_decided.update(tensor.float64_origins)
+            result = result.but(float64_origins=frozenset())
+        if model.dtype is not None:
+            differentiable = is_float(model.dtype) or model.dtype.startswith("complex")
+            result = result.but(dtype=model.dtype, requires_grad=result.requires_grad if differentiable else False)
+        if "dtype-of-arg" in model.params:
+            index = int(model.params["dtype-of-arg"])
+            other = args.positional[index] if len(args.positional) > index else None
+            result = result.but(dtype=other.dtype if other is not None and other.kind is Kind.TENSOR else None)
+        if "no-grad" in flags:
+            result = result.but(requires_grad=False)
+        if "clears-origins" in flags:
+            result = result.but(float64_origins=frozenset())
+        return result
+
+    # -- tensors
+
+    def _tensor_result(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                       receiver: Value | None) -> Value:
+        if "converts" in model.params:
+            if node is None:
+                return UNKNOWN
+            return self._numpy_to_tensor(node, qualname, model, args)
+        if "created" in model.flags:
+            return self._created_tensor(args)
+        if "autograd" in model.flags:
+            tensors = args.tensors()
+            if not tensors:
+                return UNKNOWN
+            return self._tensor_arithmetic(*tensors).but(dtype=None, loop_item=None, transfer=None)
+        pending_copy = None
+        if "keeps-device" in model.flags and receiver is not None:
+            on_accelerator, pending_copy = receiver.on_accelerator, receiver.pending_copy
+        elif "device-param" in model.params:
+            where = model.params["device-param"]
+            device = args.keywords.get("device") or (
+                None if where == "kw" or len(args.positional) <= int(where) else args.positional[int(where)])
+            on_accelerator = device_on_accelerator(device)
+        else:
+            on_accelerator = either_all(v.on_accelerator for v in args.tensors()) if args.tensors() else None
+        if "cpu" in model.flags:
+            on_accelerator = False
+        if "accelerator" in model.flags:
+            on_accelerator = True
+        dtype_param = model.param("dtype-param")
+        dtype = model.dtype if dtype_param is None else self._dtype_argument(
+            args, None if dtype_param == "kw" else int(dtype_param))
+        return Value(Kind.TENSOR, dtype=dtype, requires_grad=False if "no-grad" in model.flags else None,
+                     on_accelerator=on_accelerator, pending_copy=pending_copy)
+
+    def _parameter(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                   receiver: Value | None) -> Value:
+        first = args.first
+        flag_value = args.keywords.get("requires_grad") or (
+            args.positional[1] if len(args.positional) > 1 else None)
+        requires_grad = True if flag_value is None else bool_literal(flag_value)
+        base = first if first is not None and first.kind is Kind.TENSOR else Value(Kind.TENSOR)
+        return base.but(requires_grad=requires_grad, float64_origins=frozenset(), loop_item=None, transfer=None)
+
+    def _device(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                receiver: Value | None) -> Value:
+        first = args.first
+        return Value(Kind.DEVICE, on_accelerator=device_on_accelerator(first) if first else None)
+
+    def _sets_default_dtype(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                            receiver: Value | None) -> Value:
+        self.facts.sets_default_dtype = True
+        return NONE
+
+    # -- modules
+
+    def _nn_module(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                   receiver: Value | None) -> Value:
+        if "no-params" in model.flags:
+            has_params: bool | None = False
+        elif "params-of-args" in model.flags:
+            children = args.all_values()
+            has_params = True if any(c.has_params for c in children) else (
+                False if children and all(c.has_params is False for c in children) else None)
+        else:
+            has_params = True
+        device = args.keywords.get("device")
+        dtype = self._dtype_argument(args, None) if "dtype" in args.keywords else None
+        return Value(Kind.NN_MODULE, qualname=qualname, has_params=has_params, dtype=dtype,
+                     on_accelerator=device_on_accelerator(device) if device is not None else False)
+
+
+def value_of_model(model: Model) -> Value:
+    """What a row gives with nothing to read from arguments: its kind, dtype and flags."""
+    kind = model.kind
+    float64_by_default = "float64-default" in model.flags
+    dtype = "float64" if float64_by_default and model.dtype is None else model.dtype
+    if kind == "ndarray":
+        return Value(Kind.NDARRAY, dtype=dtype, float64_by_default=float64_by_default)
+    if kind == "numpy-value":
+        return Value(Kind.NUMPY_VALUE, dtype=dtype, float64_by_default=float64_by_default)
+    if kind == "number":
+        return Value(Kind.NUMBER, dtype=_NUMBER_FAMILY.get(model.dtype or "", "int") if model.dtype else None)
+    if kind == "tensor":
+        on_accelerator = True if "accelerator" in model.flags else False if "cpu" in model.flags else None
+        return Value(Kind.TENSOR, dtype=model.dtype, requires_grad=False if "no-grad" in model.flags else None,
+                     on_accelerator=on_accelerator)
+    if kind == "parameter":
+        return Value(Kind.TENSOR, requires_grad=True)
+    if kind == "module":
+        return Value(Kind.NN_MODULE, has_params=False if "no-params" in model.flags else True)
+    if kind == "instance":
+        return Value(Kind.INSTANCE, qualname=model.of)
+    if kind == "tuple":
+        items = tuple(value_of_model(item) for item in model.items)
+        if model.open_ended:
+            return Value(Kind.SEQUENCE, items=items, open_ended=True)
+        return Value(Kind.SEQUENCE, items=items, element=None)
+    if kind == "sequence":
+        return Value(Kind.SEQUENCE, element=value_of_model(model.items[0]) if model.items else None)
+    if kind == "device":
+        return Value(Kind.DEVICE)
+    if kind == "dataloader":
+        return Value(Kind.DATALOADER)
+    if kind == "other" or kind == "grad-mode":
+        return OTHER
+    if kind == "none":
+        return NONE
+    return UNKNOWN
+
+
+def _reduced_kind(model: Model, value: Value) -> Kind:
+    """A reduction without an axis gives one NumPy scalar; with one, an array unless the input was 1-D, which the
+    analysis cannot tell, so a NumPy value either way. Other functions keep what they were given."""
+    if "reduces" in model.flags:
+        return Kind.NUMPY_VALUE
+    return Kind.NDARRAY if value.kind is Kind.NDARRAY else Kind.NUMPY_VALUE
+
+
+def widened(value: Value) -> Value:
+    """``sum``, ``prod``, ``cumsum`` of small integers and booleans accumulate in 64 bits, as NumPy does."""
+    dtype = value.dtype
+    if dtype in ("bool", "int8", "int16", "int32"):
+        return value.but(dtype="int64")
+    if dtype in ("uint8", "uint16", "uint32"):
+        return value.but(dtype="uint64")
+    return value
+
+
+#: kinds whose effect goes beyond a value: the method of the analysis that applies them.
+_EFFECTS = {
+    "parameter": "_parameter",
+    "device": "_device",
+    "module": "_nn_module",
+    "sets-default-dtype": "_sets_default_dtype",
+    "to-numpy": "_model_to_numpy",
+    "move": "_model_move",
+    "move-module": "_model_move_module",
+    "requires-grad": "_model_requires_grad",
+    "retype": "_model_retype",
+    "module-output": "_model_module_output",
+    "parameters": "_model_parameters",
+}

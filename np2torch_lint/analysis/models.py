@@ -1,0 +1,224 @@
+"""Library models as data: what a call or attribute of NumPy, torch and other libraries gives.
+
+The knowledge lives in TOML tables beside this module (``models/numpy.toml``, ``models/torch.toml``, ...), one
+row per callable or attribute, in the spirit of CodeQL's "models as data"; users add rows for their own code
+in ``[tool.np2torch-lint.models]``. A row maps a qualified name to a *spec*::
+
+    "numpy.zeros"        = "ndarray[float64-default, dtype-param=1]"
+    "cv2.imread"         = "ndarray[uint8]"
+    "numpy.ndarray.T"    = "same"                      # under [attributes]
+    "gymnasium.make"     = "instance(gymnasium.Env)"
+    "gymnasium.Env.step" = "tuple(ndarray, number, number[bool], number[bool], other)"
+
+A spec is a kind, optionally with arguments in parentheses and attributes in brackets. ``docs/inference.md``
+lists the kinds and attributes; this module only parses and checks them, and ``library.py`` applies them.
+Methods are rows under their class (``torch.Tensor.float``, ``numpy.random.Generator.normal``); a row whose
+last part is ``*`` matches any one name at that place (``torchvision.models.*``) when no exact row does.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Mapping
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from .dtypes import DTYPE_NAMES
+
+#: what a row may say a call gives; each is applied by ``library.LibraryMixin``.
+KINDS = frozenset({
+    # values
+    "ndarray", "numpy-value", "number", "tensor", "parameter", "module", "instance", "tuple", "sequence",
+    "device", "dataloader", "other", "none", "unknown",
+    # the receiver (or the first argument), changed as the attributes say
+    "same",
+    # calls whose effect is more than a value: handled by named code in the analysis
+    "to-numpy", "move", "move-module", "requires-grad", "retype", "module-output", "parameters",
+    "grad-mode", "sets-default-dtype",
+})
+#: attributes that take no value.
+FLAGS = frozenset({
+    "float64-default", "reduces", "no-grad", "accelerator", "cpu", "created", "legacy", "promote", "no-params",
+    "params-of-args", "reads-tensor", "autograd", "decides-dtype", "from-bounds", "args-give-tuple", "off", "on",
+    "set", "inference", "clears-origins", "keeps-device", "floats", "widens-ints", "numpy-scalar", "in-place",
+    "unknown-dtype",
+})
+#: attributes that take a value, and what the value may be.
+_ARGUMENT = r"(?:\d+|self)"
+PARAMS: dict[str, re.Pattern[str]] = {
+    "dtype-param": re.compile(r"\d+|kw"),  # where the dtype argument is: position N, or only ``dtype=``
+    "size-param": re.compile(r"\d+|\*"),  # without a size the call gives one Python number; * = any positional
+    "like": re.compile(_ARGUMENT),  # kind and dtype of that argument (numpy sources only)
+    "dtype-of": re.compile(_ARGUMENT),  # an ndarray whatever that argument is, with its dtype when known
+    "float-of": re.compile(_ARGUMENT),  # floats keep their dtype, integers become float64
+    "promote-items": re.compile(r"\d+"),  # NumPy's promotion over the items of that argument
+    "from-data": re.compile(r"\d+"),  # ``np.array(data)``: a literal's, an array's or a sequence's dtype
+    "fill": re.compile(r"\d+"),  # ``np.full(shape, fill)``: the fill value's dtype
+    "converts": re.compile(r"\d+"),  # a NumPy -> torch conversion of that argument
+    "dtype-of-arg": re.compile(r"\d+"),  # ``t.type_as(other)``: the dtype of that tensor argument
+    "device-param": re.compile(r"\d+|kw"),  # where the device argument is
+    "parameters": re.compile(r"[A-Za-z_][\w|]*"),  # a module's parameters, ``weight|bias``
+    "buffers": re.compile(r"[A-Za-z_][\w|]*"),  # a module's buffers, ``running_mean|running_var``
+}
+_SPEC = re.compile(r"\s*(?P<kind>[a-z-]+)\s*(?:\((?P<inner>.*)\))?\s*(?:\[(?P<attrs>[^\]]*)\])?\s*$", re.S)
+
+
+class ModelError(ValueError):
+    """A row that cannot be read; the message names the row and what is wrong."""
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """One row: what calling (or reading) a qualified name gives."""
+
+    kind: str
+    dtype: str | None = None
+    flags: frozenset[str] = frozenset()
+    params: Mapping[str, str] = field(default_factory=dict)
+    #: ``tuple(...)``/``sequence(...)``: the items' models; ``instance(...)``: the class's qualified name.
+    items: tuple[Model, ...] = ()
+    of: str | None = None
+    #: ``tuple(a, b, ...)``: only the first items are known, the length is not.
+    open_ended: bool = False
+
+    def param(self, name: str) -> str | None:
+        return self.params.get(name)
+
+    def names(self, name: str) -> frozenset[str]:
+        value = self.params.get(name)
+        return frozenset(value.split("|")) if value else frozenset()
+
+
+def parse_spec(spec: str) -> Model:
+    """``"ndarray[float64-default, dtype-param=1]"`` -> a ``Model``; raises ``ModelError`` when malformed."""
+    match = _SPEC.match(spec)
+    if match is None:
+        raise ModelError(f"{spec!r} is not a spec like 'ndarray[uint8]' or 'instance(pkg.Class)'")
+    kind, inner, attrs = match.group("kind"), match.group("inner"), match.group("attrs")
+    if kind not in KINDS:
+        raise ModelError(f"{spec!r}: unknown kind {kind!r}; known kinds: {', '.join(sorted(KINDS))}")
+    items: tuple[Model, ...] = ()
+    of = None
+    open_ended = False
+    if inner is not None:
+        if kind == "instance":
+            of = inner.strip()
+            if not re.fullmatch(r"[A-Za-z_][\w.]*", of):
+                raise ModelError(f"{spec!r}: instance(...) takes a qualified class name")
+        elif kind in ("tuple", "sequence"):
+            parts = _split_top_level(inner)
+            if parts and parts[-1] == "...":
+                open_ended, parts = True, parts[:-1]
+            items = tuple(parse_spec(part) for part in parts)
+        else:
+            raise ModelError(f"{spec!r}: only tuple, sequence and instance take arguments in (...)")
+    elif kind == "instance":
+        raise ModelError(f"{spec!r}: instance needs its class, as in instance(pkg.Class)")
+    dtype = None
+    flags: set[str] = set()
+    params: dict[str, str] = {}
+    for attribute in (a.strip() for a in (attrs or "").split(",")):
+        if not attribute:
+            continue
+        name, _, value = attribute.partition("=")
+        name, value = name.strip(), value.strip()
+        if not value and name in DTYPE_NAMES.values():
+            dtype = name
+        elif not value and name in FLAGS:
+            flags.add(name)
+        elif value and name in PARAMS:
+            if not PARAMS[name].fullmatch(value):
+                raise ModelError(f"{spec!r}: {name}={value} is not allowed")
+            params[name] = value
+        else:
+            raise ModelError(f"{spec!r}: unknown attribute {attribute!r}")
+    return Model(kind, dtype, frozenset(flags), params, items, of, open_ended)
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split ``a, b[x, y], tuple(c, d)`` at the commas that are not inside brackets."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    if text[start:].strip():
+        parts.append(text[start:].strip())
+    return parts
+
+
+@dataclass(frozen=True)
+class Models:
+    """The rows in force: ``calls`` (functions, classes, methods) and ``attributes``, by qualified name."""
+
+    calls: Mapping[str, Model]
+    attributes: Mapping[str, Model]
+
+    def call(self, qualname: str) -> Model | None:
+        return _lookup(self.calls, qualname)
+
+    def attribute(self, qualname: str) -> Model | None:
+        return _lookup(self.attributes, qualname)
+
+    def with_rows(self, rows: Mapping[str, str], where: str) -> Models:
+        """These models plus user rows (``[tool.np2torch-lint.models]``), which win over built-in ones."""
+        calls = dict(self.calls)
+        for qualname, spec in rows.items():
+            calls[qualname] = _parsed(spec, f"{where} {qualname!r}")
+        return Models(calls, self.attributes)
+
+
+def _lookup(rows: Mapping[str, Model], qualname: str) -> Model | None:
+    model = rows.get(qualname)
+    if model is None and "." in qualname:
+        model = rows.get(qualname.rsplit(".", 1)[0] + ".*")
+    return model
+
+
+def _parsed(spec: object, where: str) -> Model:
+    if not isinstance(spec, str):
+        raise ModelError(f"{where}: a model must be a string like 'ndarray[uint8]', not {spec!r}")
+    try:
+        return parse_spec(spec)
+    except ModelError as error:
+        raise ModelError(f"{where}: {error}") from None
+
+
+def load_table(text: str, where: str) -> tuple[dict[str, Model], dict[str, Model]]:
+    table = tomllib.loads(text)
+    unknown = set(table) - {"calls", "attributes"}
+    if unknown:
+        raise ModelError(f"{where}: unknown table {sorted(unknown)[0]!r} (use [calls] and [attributes])")
+    calls = {name: _parsed(spec, f"{where} [calls] {name!r}") for name, spec in table.get("calls", {}).items()}
+    attributes = {name: _parsed(spec, f"{where} [attributes] {name!r}")
+                  for name, spec in table.get("attributes", {}).items()}
+    return calls, attributes
+
+
+_builtin: Models | None = None
+
+
+def builtin_models() -> Models:
+    """The rows shipped in ``models/*.toml``, read once per process."""
+    global _builtin
+    if _builtin is None:
+        calls: dict[str, Model] = {}
+        attributes: dict[str, Model] = {}
+        folder = resources.files(__package__) / "models"
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            if entry.name.endswith(".toml"):
+                more_calls, more_attributes = load_table(entry.read_text(encoding="utf-8"), entry.name)
+                calls.update(more_calls)
+                attributes.update(more_attributes)
+        _builtin = Models(calls, attributes)
+    return _builtin

@@ -1,0 +1,167 @@
+"""What a call to a function, method, lambda or class of this file gives: its summary.
+
+A summary is worked out by reading the callee's body silently with the arguments of the call (so a helper that
+returns ``x.astype(float)`` gives float64 of whatever it is given, and ``model(x)`` runs ``forward`` with ``x``)
+and joining what its ``return`` statements give: where return paths disagree, only what they share is kept, and a
+generator gives what it yields. Summaries are remembered per callee and arguments; recursion, calls nested deeper
+than ``MAX_CALL_DEPTH`` and files that would need more than ``MAX_SUMMARIES`` give what the return annotation says,
+or unknown. A decorator the analysis does not know makes a function's result unknown too.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .arguments import Args
+from .definitions import ClassInfo, FunctionInfo, parameter_names
+from .facts import Facts
+from .scope import Scope
+from .syntax import ends_abruptly
+from .values import NONE, UNKNOWN, Kind, Value, join_all
+
+MAX_CALL_DEPTH = 4
+MAX_SUMMARIES = 2000
+
+
+class SummariesMixin:
+    """Calls to what the file defines, and reading a body for what it returns."""
+
+    def _run_body(self, info: FunctionInfo, scope: Scope, grad_enabled: bool | None, *, silently: bool) -> Value:
+        """Run a function's body in ``scope`` and return what it gives (facts recorded unless ``silently``)."""
+        saved = (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
+                 self.yields, self.function_node)
+        self.scope, self.grad_enabled, self.loops, self.copy_tests = scope, grad_enabled, [], 0
+        self.function_node, syncs_before = info.node, self.syncs_seen
+        if silently and not self.silent:
+            self.facts, self.silent = self._silent_facts(), True
+        self.returns, self.yields = [], []
+        pending_start = len(self.pending_bodies)
+        try:
+            if isinstance(info.node, cst.Lambda):
+                self.returns.append(self.eval(info.node.body))
+            else:
+                self._suite(info.node.body)
+                if not ends_abruptly(info.node.body):
+                    self.returns.append(NONE)  # falling off the end returns None
+                self._read_pending_bodies(pending_start)  # functions defined inside, now that it has run
+            if self.yields:
+                return Value(Kind.SEQUENCE, element=join_all(self.yields))
+            return join_all(self.returns) or NONE
+        finally:
+            (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
+             self.yields, self.function_node) = saved
+            if self.syncs_seen > syncs_before:
+                self.synchronizing_functions.add(info)
+
+    def _silent_facts(self) -> Facts:
+        """Facts that go nowhere, except dtype decisions: ``.float()`` in a helper decides for its caller."""
+        return Facts(dtype_decided=self.recorded_facts.dtype_decided)
+
+    def _return(self, node: cst.Return) -> None:
+        value = self.eval(node.value) if node.value is not None else NONE
+        if self.returns is not None:
+            self.returns.append(value)
+
+    def _yield(self, node: cst.Yield) -> Value:
+        value = node.value
+        if isinstance(value, cst.From):
+            given = self._element_of(self.eval(value.item))
+        else:
+            given = self.eval(value) if value is not None else NONE
+        if self.yields is not None:
+            self.yields.append(given)
+        return UNKNOWN  # what ``send()`` passes in
+
+    # -- calls
+
+    def _call_function(self, info: FunctionInfo, args: Args, receiver: Value | None = None) -> Value:
+        result = self._function_result(info, args, receiver)
+        if info.opaque or info in self.synchronizing_functions:
+            self._synchronize()  # it waits for the device, or may: the caller's copies have landed (host_sync.py)
+        return result
+
+    def _function_result(self, info: FunctionInfo, args: Args, receiver: Value | None) -> Value:
+        if info.opaque or info.role == "setter":
+            return info.returns
+        bound = self._bound_arguments(info, args, receiver)
+        grad_enabled = self.grad_enabled if info.grad_enabled is None else info.grad_enabled
+        key = (info, grad_enabled, tuple(bound.items()))
+        cached = self.summaries.get(key)
+        if cached is not None:
+            return cached
+        if key in self.summaries_running or len(self.summaries_running) >= MAX_CALL_DEPTH or (
+                len(self.summaries) >= MAX_SUMMARIES):
+            return info.returns  # recursion, or too deep or too many: what the annotation says, or unknown
+        self.summaries_running.add(key)
+        try:
+            result = self._run_body(info, Scope(info.scope, bound), grad_enabled, silently=True)
+        finally:
+            self.summaries_running.discard(key)
+        if result.kind is Kind.UNKNOWN or (result.kind is Kind.NONE and info.returns.kind is not Kind.UNKNOWN):
+            result = info.returns  # a stub (``...``) or a body the analysis cannot follow: trust the annotation
+        self.summaries[key] = result
+        return result
+
+    def _bound_arguments(self, info: FunctionInfo, args: Args, receiver: Value | None) -> dict[str, Value]:
+        """Parameter name -> the argument's value (as the callee sees it), its default or its annotation."""
+        bound = {name: info.defaults.get(name, UNKNOWN) for name in parameter_names(info)}
+        node = info.node
+        params = node.params
+        positional = [*params.posonly_params, *params.params]
+        given = list(args.positional)
+        if receiver is not None and info.role in ("method", "classmethod", "property") and positional:
+            bound[positional[0].name.value] = receiver
+            positional = positional[1:]
+        elif info.role == "method" and receiver is None and positional:
+            positional = positional[1:]  # called through the class without an instance: unknown ``self``
+        starred = any(key.startswith("*") for key in args.keywords)
+        for param, value in zip(positional, given):
+            bound[param.name.value] = _as_argument(value, info.annotations.get(param.name.value))
+        if isinstance(params.star_arg, cst.Param) and len(given) > len(positional):
+            bound[params.star_arg.name.value] = Value(Kind.SEQUENCE, items=tuple(given[len(positional):]))
+        keyword_names = {param.name.value for param in (*positional, *params.kwonly_params)}
+        for name, value in args.keywords.items():
+            if name in keyword_names:
+                bound[name] = _as_argument(value, info.annotations.get(name))
+        if starred:  # ``f(*xs)``/``f(**kw)``: which parameter gets what is unknown
+            for param in positional[len(given):]:
+                if param.name.value not in args.keywords:
+                    bound[param.name.value] = UNKNOWN
+        return bound
+
+    def _call_class(self, info: ClassInfo) -> Value:
+        self._class_attributes_known(info)
+        return info.instance()
+
+    def _call_instance(self, instance: Value, info: ClassInfo, args: Args) -> Value:
+        """``model(x)``: ``forward`` (through ``nn.Module.__call__``) or the class's own ``__call__``."""
+        if instance.kind is Kind.NN_MODULE:
+            self._note_module_dtype(instance, args)
+        method = info.method("__call__") or (info.method("forward") if instance.kind is Kind.NN_MODULE else None)
+        result = UNKNOWN if method is None else self._call_function(method, args, instance)
+        if result.kind is Kind.UNKNOWN and instance.kind is Kind.NN_MODULE:
+            return self._module_output(instance, args)  # what any module gives: a tensor, maybe with grad
+        return result
+
+    def _class_attribute(self, owner: Value, info: ClassInfo, attribute: str) -> Value | None:
+        """``obj.x`` for an object of a class of this file: what its methods assign, or a property's value."""
+        self._class_attributes_known(info)
+        value = info.attribute(attribute)
+        if value is not None:
+            return value
+        method = info.method(attribute)
+        if method is not None:
+            if method.role == "property" and owner.kind is not Kind.CLASS:
+                return self._call_function(method, Args([], {}, []), owner)
+            return Value(Kind.FUNCTION, definition=method)
+        return None
+
+
+def _as_argument(value: Value, annotated: Value | None) -> Value:
+    """What the callee sees: the caller's value, without the caller's loop bookkeeping; an unknown argument is
+    what the parameter's annotation says."""
+    if value.kind is Kind.UNKNOWN:
+        return annotated or UNKNOWN
+    if value.loop_item is not None or value.transfer is not None:
+        return value.but(loop_item=None, transfer=None)
+    return value

@@ -1,0 +1,105 @@
+"""The edits an editor applies: one finding's fix, every safe fix, a ``# noqa`` for one finding's line.
+
+Pure functions over texts (no LSP types), used by the language server. Each edit is ``(first line, last line
+(exclusive), new lines)`` over whole lines, 0-based, so the server turns it into a range without knowing columns.
+Fixes come from the fixer's public ``fix_text``; one finding's fix is the part of ``fix_text``'s result (for its
+code only) that touches the finding's lines, plus the imports it added.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tokenize
+from io import StringIO
+from typing import Collection
+
+from .diagnostics import Applicability, Diagnostic
+from .engine import parse, run_with_deep_stack
+from .files import SourceError
+from .fixer import FixError, fix_text
+from .fixes import FixStyle
+from .notebooks.magics import split_lines
+
+LineEdit = tuple[int, int, list[str]]
+_IMPORT = re.compile(r"\s*(?:import|from)\s")
+_NOQA_CODES = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
+
+
+def fix_all_edits(text: str, filename: str, codes: Collection[str] | None, style: FixStyle,
+                  unsafe: bool = False) -> list[LineEdit]:
+    """Every (safe) fix of the document, as line edits; none when nothing changes or the text does not parse."""
+    try:
+        fixed = fix_text(text, filename, codes, style, unsafe).text
+    except (SourceError, FixError):
+        return []
+    return _line_edits(split_lines(text), split_lines(fixed))
+
+
+def fix_one_edits(text: str, filename: str, diagnostic: Diagnostic, style: FixStyle) -> list[LineEdit]:
+    """The fix of one finding (and the imports it needs), or none when it cannot be applied on its own."""
+    if diagnostic.fix is None:
+        return []
+    unsafe = diagnostic.fix.applicability is Applicability.UNSAFE
+    try:
+        fixed = fix_text(text, filename, {diagnostic.code}, style, unsafe).text
+    except (SourceError, FixError):
+        return []
+    old, new = split_lines(text), split_lines(fixed)
+    lines = range(diagnostic.line - 1, diagnostic.end_line)
+    edits = [(i1, i2, replacement) for i1, i2, replacement in _line_edits(old, new)
+             if any(line in lines for line in range(i1, max(i2, i1 + 1)))
+             or all(_IMPORT.match(line) or not line.strip() for line in [*old[i1:i2], *replacement])]
+    if not any(i1 <= diagnostic.line - 1 < max(i2, i1 + 1) for i1, i2, _ in edits):
+        return []
+    try:  # the other findings' fixes were left out: what is left must still parse
+        run_with_deep_stack(parse, "".join(apply_line_edits(old, edits)))
+    except SourceError:
+        return []
+    return edits
+
+
+def noqa_edit(text: str, diagnostic: Diagnostic) -> LineEdit:
+    """``# noqa: CODE`` on the finding's line (joined to a ``# noqa: OTHER`` there), or, where that line ends
+    inside a string or a backslash continuation, on the statement's line where that ends."""
+    lines = split_lines(text)
+    number = _comment_line(text, diagnostic.line) - 1
+    line = lines[number]
+    content = line.rstrip("\r\n")
+    ending = line[len(content):]
+    existing = _NOQA_CODES.search(content)
+    if existing is not None:
+        content = f"{content[:existing.end('codes')]}, {diagnostic.code}{content[existing.end('codes'):]}"
+    else:
+        content = f"{content.rstrip()}  # noqa: {diagnostic.code}"
+    return number, number + 1, [content + ending]
+
+
+def apply_line_edits(lines: list[str], edits: list[LineEdit]) -> list[str]:
+    result = list(lines)
+    for first, last, replacement in sorted(edits, reverse=True):
+        result[first:last] = replacement
+    return result
+
+
+def _line_edits(old: list[str], new: list[str]) -> list[LineEdit]:
+    """The changed lines; a run of as many new lines as old ones is taken line by line (fixes on neighbouring
+    lines stay apart)."""
+    edits: list[LineEdit] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag == "replace" and i2 - i1 == j2 - j1:
+            edits += [(i, i + 1, [new[j]]) for i, j in zip(range(i1, i2), range(j1, j2)) if old[i] != new[j]]
+        elif tag != "equal":
+            edits.append((i1, i2, new[j1:j2]))
+    return edits
+
+
+def _comment_line(text: str, line: int) -> int:
+    """The first line at or after ``line`` that ends outside a string and without a ``\\`` continuation."""
+    try:
+        for token in tokenize.generate_tokens(StringIO(text).readline):
+            if token.type in (tokenize.NEWLINE, tokenize.NL) and token.start[0] >= line:
+                return token.start[0]
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return line
