@@ -20,7 +20,6 @@ from . import known_apis as api
 from .arguments import Args
 from .definitions import ClassInfo
 from .facts import HostReadBeforeSync
-from .syntax import last_name
 from .values import Kind, Value, bool_literal
 
 PENDING_ARRAY = "np2torch_lint.runtime.PendingArray"
@@ -57,7 +56,9 @@ class HostSyncMixin:
                 or qualname in api.HOST_READING_RUNTIME_HELPERS):
             for value in args.all_values():
                 self._note_host_read(node, value, qualname)
-        if callee.kind is Kind.LOCAL or is_sync_name(last_name(node.func)):
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if callee.kind is Kind.LOCAL or is_sync_name(name):
             self._synchronize()  # the project's own code, not followed, may synchronise
 
     def _non_blocking_host_copy(self, node: cst.Call, func: cst.Attribute, receiver: Value, method: str,
@@ -144,5 +145,7 @@ def pending_copy_in(value: Value) -> cst.Call | None:
 
 
 def is_sync_name(name: str) -> bool:
+    if name in api.SYNC_CALL_NAMES:
+        return True
     name = name.lower()
-    return name in api.SYNC_CALL_NAMES or ("sync" in name and "async" not in name)
+    return "sync" in name and "async" not in name
