@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import os
-import stat
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -26,6 +23,7 @@ from .fixer import FixError, FixOutcome, fix_text
 from .fixes import FixStyle
 from .noqa import filter_suppressed
 from .report import FORMATS, write_diagnostics, write_statistics
+from .writing import StaleTemporaries, write_atomically
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -191,6 +189,7 @@ def run_fixes(args: argparse.Namespace) -> int:
     errors: list[str] = []
     stdin_bytes: list[bytes] = []
     stdin_written = False
+    stale = StaleTemporaries()
     for each in iter_inputs(args.paths, settings, args.stdin_filename, errors, stdin_bytes):
         try:
             outcome = fix_input(each, settings, args.unsafe_fixes)
@@ -212,6 +211,8 @@ def run_fixes(args: argparse.Namespace) -> int:
                 fromfile=each.name, tofile=each.name))
         if not writes:
             continue
+        if not each.is_stdin:
+            stale.clean_beside(each.name)  # temporary files a killed run left in this folder
         if each.is_stdin:
             sys.stdout.buffer.write(outcome.text.encode(each.source.encoding))
             stdin_written = True
@@ -229,23 +230,3 @@ def run_fixes(args: argparse.Namespace) -> int:
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if changed_files or left else EXIT_CLEAN
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Replace a file's bytes by writing a temporary file beside it and renaming it over; keep its mode."""
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    if not mode & stat.S_IWUSR:
-        raise OSError(f"{path} is read-only")
-    folder = os.path.dirname(os.path.abspath(path))
-    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".np2torch-fix-", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise

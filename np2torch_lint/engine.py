@@ -1,7 +1,7 @@
 """Lint one source text: (cheap prefilter) -> parse once -> analyse once -> every rule -> diagnostics.
 
-Positions are computed only for files that have findings: LibCST's ``PositionProvider`` walks the whole tree
-again (about 3.5x a parse, measured on torch's sources), and most files have no findings.
+Positions are computed only for files that have findings, and only for the nodes that need one
+(``positions.locate``: one printing pass, about a fifth of a parse).
 """
 
 from __future__ import annotations
@@ -12,16 +12,20 @@ import sys
 import threading
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Collection, Mapping, TypeVar
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from .diagnostics import Diagnostic, Finding
 from .files import SourceError
 from .fixes import FixStyle
-from .analysis import Facts, analyze
+from .analysis import Analyzer, Facts
+from .analysis.models import Models
 from .noqa import skips_file
+from .positions import Span, locate, ranges
+from .project import Project
 from .rules import ALL_RULES
 
 
@@ -34,13 +38,22 @@ T = TypeVar("T")
 MAX_SOURCE_CHARS = 10 * 2**20
 MAX_NESTING = 1000
 _DEEP_STACK_BYTES = 512 * 2**20
-_NOT_BRACKETS = re.compile(r"[^][(){}]+")
-_LONG_LINE = re.compile(r"[^\n]{2000}")
+_LONG_STRETCH = 2000
+_BRACKET = re.compile(r"[][(){}]")
+_LONG_LINE = re.compile(r"[^\n]{%d}" % _LONG_STRETCH)
+_LONG_CONTINUATION = re.compile(r"(?:\\\r?\n[^\n]*){200}")
 
 
-def could_have_findings(text: str) -> bool:
-    """Every rule needs a tensor, and a tensor needs torch imported: a file that never says "torch" is clean."""
-    return "torch" in text
+_PROJECT_MARKERS = ("torch", "numpy", ".cuda(", ".to(")
+
+
+def could_have_findings(text: str, project: bool = False) -> bool:
+    """Every rule needs a tensor, and in a file on its own a tensor needs torch imported: a file that never says
+    "torch" is clean. In a project a tensor may come from another module: a file needs reading when it says
+    "torch" or "numpy" (``.numpy()``) or moves something (``.cuda(``, ``.to(``)."""
+    if not project:
+        return "torch" in text
+    return any(marker in text for marker in _PROJECT_MARKERS)
 
 
 def parse(text: str) -> cst.Module:
@@ -69,9 +82,9 @@ def _refuse_what_would_crash_the_parser(text: str) -> None:
     if len(text) > MAX_SOURCE_CHARS:
         raise SourceError(f"too large to lint ({len(text) / 2**20:.1f} MiB; the limit is "
                           f"{MAX_SOURCE_CHARS // 2**20} MiB)")
-    # Python's own parser (a fifth of LibCST's time) checks only files that could hide very deep code: long
-    # lines, more than 200 nested brackets, or enough lines for a chain of tens of thousands of terms
-    if len(text) < 256 * 1024 and not _LONG_LINE.search(text) and _bracket_depth(text) <= 200:
+    # Python's own parser (a fifth of LibCST's time) checks only text that could hide very deep code: a chain of
+    # a thousand terms needs a long line, a long bracketed stretch or a long run of backslash continuations
+    if not _could_hide_deep_code(text):
         return
     try:
         tree = _python_parse(text)
@@ -84,17 +97,24 @@ def _refuse_what_would_crash_the_parser(text: str) -> None:
         raise SourceError(f"nested {nesting} levels deep; np2torch-lint parses at most {MAX_NESTING}")
 
 
-def _bracket_depth(text: str) -> int:
-    """The deepest bracket nesting, counting brackets in strings and comments too (that only errs to checking)."""
-    brackets = _NOT_BRACKETS.sub("", text)
-    if brackets.count("(") + brackets.count("[") + brackets.count("{") <= 200:
-        return 0
-    depth = deepest = 0
-    for bracket in brackets:
-        depth = depth + 1 if bracket in "([{" else depth - 1
-        if depth > deepest:
-            deepest = depth
-    return deepest
+def _could_hide_deep_code(text: str) -> bool:
+    """Long lines, more than 200 nested brackets, a bracketed stretch longer than a line may be, or many
+    backslash continuations in a row (brackets in strings and comments count too: that only errs to checking)."""
+    if _LONG_LINE.search(text) or _LONG_CONTINUATION.search(text):
+        return True
+    depth = opened_at = 0
+    for bracket in _BRACKET.finditer(text):
+        if bracket.group() in "([{":
+            depth += 1
+            if depth == 1:
+                opened_at = bracket.start()
+            elif depth > 200:
+                return True
+        elif depth > 0:
+            depth -= 1
+            if depth == 0 and bracket.start() - opened_at > _LONG_STRETCH:
+                return True
+    return False
 
 
 def _python_parse(text: str) -> ast.Module:
@@ -104,12 +124,16 @@ def _python_parse(text: str) -> ast.Module:
 
 
 def _ast_depth(tree: ast.AST) -> int:
+    """How deeply expressions and blocks nest; an ``elif`` adds no level (LibCST parses chains of 20,000)."""
     deepest = 0
     stack = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        if depth > deepest:
+            deepest = depth
+        for child in ast.iter_child_nodes(node):
+            is_elif = isinstance(child, ast.If) and isinstance(node, ast.If) and node.orelse == [child]
+            stack.append((child, depth if is_elif else depth + 1))
     return deepest
 
 
@@ -139,59 +163,113 @@ def run_with_deep_stack(function: Callable[..., T], *args: object) -> T:
     return value
 
 
+@dataclass(frozen=True)
+class LintContext:
+    """What lies beyond the file: users' model rows and the project (its other modules, project facts)."""
+
+    models: Models | None = None
+    project: Project | None = None
+
+
 def findings_for(module: cst.Module, codes: Collection[str] | None = None,
-                 style: FixStyle = FixStyle.HELPERS) -> tuple[list[Finding], Facts]:
-    facts = analyze(module)
+                 style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None,
+                 filename: str | None = None) -> tuple[list[Finding], Facts, Analyzer]:
+    project = context.project if context is not None else None
+    link = project.link(filename) if project is not None and filename is not None else None
+    analyzer = Analyzer(context.models if context is not None else None, link)
+    facts = analyzer.analyze(module)
+    if project is not None:
+        facts.default_dtype_changed_in = project.facts().default_dtype_changed_in
+        if link is not None and link.module is not None and filename is not None:
+            project.remember(link.module, Path(filename), analyzer.exported(), link.dependencies)
     findings = [finding for rule in ALL_RULES if codes is None or rule.CODE in codes
                 for finding in rule.check(facts, style)]
-    return findings, facts
+    return findings, facts, analyzer
 
 
 @dataclass
 class Analysis:
-    """One file's findings with their positions (``positions`` covers findings' nodes and fix targets)."""
+    """One file's findings with where they are (``spans`` covers the findings' nodes, the fix targets and the
+    top-level statements that say where an import goes)."""
 
     module: cst.Module | None = None
     facts: Facts | None = None
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)  # one per finding, same order
-    positions: Mapping[cst.CSTNode, CodeRange] = field(default_factory=dict)
+    spans: Mapping[cst.CSTNode, Span] = field(default_factory=dict)
+
+    @property
+    def positions(self) -> dict[cst.CSTNode, CodeRange]:
+        return ranges(self.spans)
 
 
 def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
-                 style: FixStyle = FixStyle.HELPERS) -> Analysis:
+                 style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None) -> Analysis:
     """Parse and analyse once; raises ``SourceError`` when the text does not parse.
 
     ``# noqa`` comments are not applied here (the flake8 plugin leaves them to flake8); ``skip-file`` is.
     """
-    if not could_have_findings(text) or skips_file(text) or (codes is not None and not codes):
+    if not _may_have_findings(text, codes, context):
         return Analysis()
     try:
-        return run_with_deep_stack(_analyse_module_text, text, filename, codes, style)
+        return run_with_deep_stack(_analyse_module_text, text, filename, codes, style, context)
     except RecursionError:
         raise SourceError("too deeply nested to analyse (RecursionError)") from None
 
 
+def analyse_on_this_thread(text: str, filename: str, codes: Collection[str] | None = None,
+                           style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None) -> Analysis:
+    """``analyse_text`` for a caller already on the deep-stack thread (``run_with_deep_stack``)."""
+    if not _may_have_findings(text, codes, context):
+        return Analysis()
+    return _analyse_module_text(text, filename, codes, style, context)
+
+
+def _may_have_findings(text: str, codes: Collection[str] | None, context: LintContext | None) -> bool:
+    in_project = context is not None and context.project is not None
+    return could_have_findings(text, in_project) and not skips_file(text) and (codes is None or bool(codes))
+
+
 def lint_text(text: str, filename: str, codes: Collection[str] | None = None,
-              style: FixStyle = FixStyle.HELPERS) -> list[Diagnostic]:
+              style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None) -> list[Diagnostic]:
     """The diagnostics of one file's text, sorted by position; raises ``SourceError`` when it does not parse."""
-    return by_position(analyse_text(text, filename, codes, style).diagnostics)
+    return by_position(analyse_text(text, filename, codes, style, context).diagnostics)
 
 
 def by_position(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(diagnostics, key=lambda d: (d.line, d.column, d.code))
 
 
-def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None, style: FixStyle) -> Analysis:
+def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None, style: FixStyle,
+                         context: LintContext | None = None) -> Analysis:
     module = parse(text)
-    findings, facts = findings_for(module, codes, style)
+    findings, facts, _ = findings_for(module, codes, style, context, filename)
     if not findings:
         return Analysis(module, facts)
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    wanted = {finding.node for finding in findings}
+    wanted.update(finding.fix.target for finding in findings if finding.fix is not None and finding.fix.target)
+    if any(finding.fix is not None for finding in findings):
+        wanted.update(layout_statements(module))
+    spans = locate(module, text, wanted)
     diagnostics = []
     for finding in findings:
-        where = positions[finding.node]
+        where = spans[finding.node].range
         diagnostics.append(Diagnostic(
             finding.code, finding.message, filename, where.start.line, where.start.column + 1, where.end.line,
             where.end.column + 1, finding.fix))
-    return Analysis(module, facts, findings, diagnostics, positions)
+    return Analysis(module, facts, findings, diagnostics, spans)
+
+
+def layout_statements(module: cst.Module) -> list[cst.CSTNode]:
+    """The top-level statements an added import is placed among: imports, and the docstring or first other
+    statement (the import goes before it when the module has no import block)."""
+    statements: list[cst.CSTNode] = []
+    others = 0
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine) and all(
+                isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
+            statements.append(statement)
+        elif others < 2:  # the docstring, and the first statement after it
+            statements.append(statement)
+            others += 1
+    return statements

@@ -1,29 +1,34 @@
 """Apply fixes to a fixed point: analyse, apply every non-overlapping fix, analyse again, ... (bounded).
 
-Each pass applies at most one fix per stretch of code; fixes that overlap wait for the next pass, which sees
+Each pass applies every fix whose target does not overlap an earlier one, in one rewrite of the text: each
+target's characters are replaced by its replacement, printed at the target's indentation, and the imports
+the replacements need are added where isort puts them. Fixes that overlap wait for the next pass, which sees
 the code they left (so ``t.numpy()`` flagged by NPT001 and NPT002 becomes ``t.detach().cpu().numpy()`` in two
-passes). A result that does not parse is never returned.
+passes). The next pass's analysis is also the check that the result parses: a result that does not parse is
+never returned. Everything runs on the deep-stack thread, so depth is limited only by the parser's guard.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Collection
+from typing import Collection, Mapping
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
+from libcst._nodes.internal import CodegenState
 
 from .diagnostics import Applicability, Diagnostic, Finding
-from .engine import analyse_text, by_position, parse, run_with_deep_stack
+from .engine import analyse_on_this_thread, by_position, parse, run_with_deep_stack
+from .fix_imports import NameClash, Spelling, import_edits
 from .files import SourceError
-from .fixes import Edit, FixStyle
+from .fixes import Edit, FixStyle, without_redundant_cast
 from .noqa import filter_suppressed
+from .positions import Span
 
 MAX_PASSES = 8
-_COMMENT = re.compile(r"#[^\n]*")
+_COMMENT = re.compile(r"#[^\r\n]*")
 
 
 class FixError(Exception):
@@ -40,28 +45,38 @@ class FixOutcome:
 def fix_text(text: str, filename: str, codes: Collection[str] | None = None,
              style: FixStyle = FixStyle.HELPERS, unsafe: bool = False) -> FixOutcome:
     """Fix one file's text; raises ``SourceError`` if it does not parse, ``FixError`` if a fix breaks it."""
+    try:
+        return run_with_deep_stack(_fix_on_this_thread, text, filename, codes, style, unsafe)
+    except RecursionError:
+        raise SourceError("too deeply nested to fix (RecursionError)") from None
+
+
+def _fix_on_this_thread(text: str, filename: str, codes: Collection[str] | None, style: FixStyle,
+                        unsafe: bool) -> FixOutcome:
     fixed = 0
-    analysis = analyse_text(text, filename, codes, style)
+    analysis = analyse_on_this_thread(text, filename, codes, style)
+    spelling: Spelling | None = None
     for _ in range(MAX_PASSES):
         reported = set(map(id, filter_suppressed(analysis.diagnostics, text)))
         candidates = [
-            (finding, diagnostic) for finding, diagnostic in zip(analysis.findings, analysis.diagnostics)
+            finding for finding, diagnostic in zip(analysis.findings, analysis.diagnostics)
             if id(diagnostic) in reported and finding.fix is not None
             and (unsafe or finding.fix.applicability is Applicability.SAFE)
         ]
         if not candidates or analysis.module is None or analysis.facts is None:
             break
-        chosen = _non_overlapping([finding for finding, _ in candidates], analysis.positions)
-        edit = Edit(style, dict(analysis.facts.module_names))
-        new_text, applied = _apply(analysis.module, chosen, edit)
+        if spelling is None:  # the file's names are looked at once: a fix binds no name but its own import
+            spelling = Spelling(dict(analysis.facts.module_names))
+        edit = Edit(style, spelling, analysis.module, text)
+        new_text, applied = _apply(text, analysis.module, candidates, analysis.spans, edit)
         if not applied or new_text == text:
             break
         try:  # the next pass's analysis parses the result: a fix that breaks the code is caught there
-            analysis = analyse_text(new_text, filename, codes, style)
+            analysis = analyse_on_this_thread(new_text, filename, codes, style)
             if analysis.module is None:  # nothing to analyse, so nothing was parsed: check it anyway
-                run_with_deep_stack(parse, new_text)
+                parse(new_text)
         except SourceError as error:
-            codes_tried = ", ".join(sorted({finding.code for finding in chosen}))
+            codes_tried = ", ".join(sorted({finding.code for finding in candidates}))
             raise FixError(f"fixing {codes_tried} gave code that does not parse ({error})") from None
         text = new_text
         fixed += applied
@@ -70,62 +85,104 @@ def fix_text(text: str, filename: str, codes: Collection[str] | None = None,
     return FixOutcome(text, fixed, remaining)
 
 
-def _non_overlapping(findings: list[Finding], positions) -> list[Finding]:
-    """The findings whose fix targets do not overlap, earliest first (ties: rule order)."""
-    def span(finding: Finding):
-        where = positions[_target(finding)]
-        return (where.start.line, where.start.column), (where.end.line, where.end.column)
-
-    chosen: list[Finding] = []
-    taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
-    for finding in sorted(findings, key=lambda f: (span(f)[0], f.code)):
-        start, end = span(finding)
-        if all(end <= other_start or other_end <= start for other_start, other_end in taken):
-            chosen.append(finding)
-            taken.append((start, end))
-    return chosen
-
-
 def _target(finding: Finding) -> cst.CSTNode:
     assert finding.fix is not None
     return finding.fix.target if finding.fix.target is not None else finding.node
 
 
-class _ReplaceNodes(cst.CSTTransformer):
-    """Replace each target node with what its fix builds from the updated node, unless that loses a comment."""
-
-    def __init__(self, fixes: dict[cst.CSTNode, Finding], edit: Edit) -> None:
-        super().__init__()
-        self.fixes = fixes
-        self.edit = edit
-        self.applied = 0
-
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[override]
-        finding = self.fixes.get(original_node)
-        if finding is None or finding.fix is None:
-            return updated_node
-        replacement = finding.fix.build(updated_node, self.edit)
-        if replacement is updated_node:
-            return updated_node
-        if Counter(_comments(updated_node)) - Counter(_comments(replacement)):
-            return updated_node  # a fix must keep every comment; this one cannot, so it is not applied
-        self.applied += 1
-        return replacement
-
-
-_EMPTY_MODULE = cst.Module(body=[])
-
-
-def _comments(node: cst.CSTNode) -> list[str]:
-    return _COMMENT.findall(_EMPTY_MODULE.code_for_node(node))
+def _apply(text: str, module: cst.Module, candidates: list[Finding], spans: Mapping[cst.CSTNode, Span],
+           edit: Edit) -> tuple[str, int]:
+    """Replace every target that does not overlap an earlier one (earliest first, ties in rule order) and add
+    the imports; one pass over the text, so the cost grows with the file, not with the number of findings."""
+    ordered = sorted(candidates, key=lambda finding: (spans[_target(finding)].start, finding.code))
+    replacements: list[tuple[int, int, str]] = []
+    taken_until = -1
+    for finding in ordered:
+        target = _target(finding)
+        span = spans[target]
+        if span.start < taken_until:
+            continue  # overlaps a fix already chosen: the next pass sees what that one left
+        replacement = _replacement(finding, target, span, text, module, edit)
+        if replacement is not None:
+            replacements.append(replacement)
+            taken_until = replacement[1]
+        else:
+            taken_until = max(taken_until, span.end)
+    if not replacements:
+        return text, 0
+    first_target = replacements[0][0]
+    edits = replacements + import_edits(module, spans, edit.imports, first_target)
+    return _spliced(text, edits), len(replacements)
 
 
-def _apply(module: cst.Module, chosen: list[Finding], edit: Edit) -> tuple[str, int]:
-    replacer = _ReplaceNodes({_target(finding): finding for finding in chosen}, edit)
-    fixed = module.visit(replacer)
-    if edit.imports:
-        context = CodemodContext()
-        for module_name, obj, asname in sorted(edit.imports, key=lambda item: (item[0], item[1] or "")):
-            AddImportsVisitor.add_needed_import(context, module_name, obj, asname)
-        fixed = AddImportsVisitor(context).transform_module(fixed)
-    return fixed.code, replacer.applied
+def _replacement(finding: Finding, target: cst.CSTNode, span: Span, text: str, module: cst.Module,
+                 edit: Edit) -> tuple[int, int, str] | None:
+    """``(start, end, new text)`` for one fix, or None where it cannot be applied without losing something."""
+    assert finding.fix is not None
+    imports_before = set(edit.imports)
+    try:
+        built = finding.fix.build(target, edit)
+    except NameClash:
+        built = target  # every name it could write is taken: leave it for the user
+    if built is target:
+        edit.imports = imports_before
+        return None
+    start, end, original = span.start, span.end, target
+    if span.grandparent is not None:
+        folded = without_redundant_cast(target, built, span.parent, span.grandparent, edit)
+        if folded is not None:
+            # only ``.float()`` is added to the target's text: no other fix's target can start inside it
+            outer = _whole_of(span.grandparent, span, text, module)
+            if outer is not None:
+                (start, end), built, original = outer, folded, span.grandparent
+    old_text = text[start:end]
+    new_text = _printed(built, span.indent, module)
+    # a replacement is printed at the target's indentation: where that matters (a line break), check that this
+    # prints the target as it stands; and keep every comment (a fix that would drop one is not applied)
+    if (("\n" in old_text or "\r" in old_text) and _printed(original, span.indent, module) != old_text) or Counter(
+            _COMMENT.findall(old_text)) - Counter(_COMMENT.findall(new_text)):
+        edit.imports = imports_before
+        return None
+    return start, end, new_text
+
+
+def _whole_of(grandparent: cst.CSTNode, span: Span, text: str, module: cst.Module) -> tuple[int, int] | None:
+    """Where ``target.method()`` (the grandparent of ``target``) is: the target's text followed by the rest."""
+    rest = _printed(grandparent, span.indent, module)
+    inner = _printed(grandparent.func.value, span.indent, module)  # type: ignore[attr-defined]
+    prefix = "".join(_printed(paren, span.indent, module) for paren in grandparent.lpar)  # type: ignore[attr-defined]
+    start = span.start - len(prefix)
+    if start < 0 or not rest.startswith(prefix + inner) or text[start:start + len(rest)] != rest:
+        return None
+    return start, start + len(rest)
+
+
+def _printed(node: cst.CSTNode, indent: str, module: cst.Module) -> str:
+    """``node`` printed as it would be inside a block indented by ``indent``, with the module's conventions."""
+    state = _PrintingState(default_indent=module.default_indent, default_newline=module.default_newline,
+                           indent_tokens=[indent] if indent else [])
+    node._codegen(state)
+    return "".join(state.tokens)
+
+
+class _PrintingState(CodegenState):
+    """LibCST's printing without its per-node position bookkeeping (a generator-based context per node)."""
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+                                  end_node: cst.CSTNode | None = None) -> contextlib.AbstractContextManager:
+        return _NOTHING_TO_RECORD
+
+
+_NOTHING_TO_RECORD = contextlib.nullcontext()
+
+
+def _spliced(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, new)`` applied; edits do not overlap (insertions may share a point)."""
+    pieces = []
+    position = 0
+    for start, end, new in sorted(edits, key=lambda edit: (edit[0], edit[1])):
+        pieces.append(text[position:start])
+        pieces.append(new)
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)

@@ -11,7 +11,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-RUNTIME_MODULE = "np2torch_lint.runtime"
+from .fix_imports import MODULE_NAMES, RUNTIME_ALIASES, Import, NameUses, Spelling
+
+#: every runtime helper a fix may write: the names looked for in the file before one is written bare
+HELPER_NAMES = ("from_numpy", "stack_to_device", "to_numpy", "to_numpy_async")
 
 
 class FixStyle(enum.Enum):
@@ -21,31 +24,46 @@ class FixStyle(enum.Enum):
 
 @dataclass(slots=True)
 class Edit:
-    """What one fixing pass knows and collects: the style, the file's names for torch and numpy, new imports."""
+    """What one fixing pass knows and collects: the style, how the file spells the names a fix writes (chosen
+    so that no other line changes meaning: ``fix_imports``), and the imports to add."""
 
     style: FixStyle
-    #: the names this file binds to the modules, e.g. {"torch": "th", "numpy": "np"}
-    module_names: dict[str, str]
-    #: (module, name or None, asname or None) to add with LibCST's AddImportsVisitor
-    imports: set[tuple[str, str | None, str | None]] = field(default_factory=set)
+    spelling: Spelling
+    module_node: cst.Module | None = None
+    text: str = ""
+    imports: set[Import] = field(default_factory=set)
+    _uses: NameUses | None = None
+
+    @property
+    def uses(self) -> NameUses:
+        if self._uses is None:
+            assert self.module_node is not None
+            candidates = {*HELPER_NAMES, *RUNTIME_ALIASES, *self.spelling.module_names.values()}
+            candidates.update(name for names in MODULE_NAMES.values() for name in names)
+            self._uses = NameUses(self.module_node, self.text, candidates)
+        return self._uses
 
     def module(self, qualname: str) -> cst.BaseExpression:
         """An expression naming ``torch``/``numpy`` in this file, adding ``import torch``/``numpy as np`` if needed."""
-        name = self.module_names.get(qualname)
-        if name is None:
-            name = {"numpy": "np"}.get(qualname, qualname)
-            self.imports.add((qualname, None, name if name != qualname else None))
-            self.module_names[qualname] = name
-        return cst.parse_expression(name)
+        name, needed = self.spelling.module(qualname, self.uses)
+        if needed is not None:
+            self.imports.add(needed)
+        return cst.Name(name)
+
+    def module_name(self, qualname: str) -> str:
+        return self.spelling.module(qualname, self.uses)[0]
 
     def attribute(self, qualname: str, attribute: str) -> cst.Attribute:
         """``torch.as_tensor`` spelled with this file's name for torch (``th.as_tensor``)."""
         return cst.Attribute(value=self.module(qualname), attr=cst.Name(attribute))
 
-    def helper(self, name: str) -> cst.Name:
-        """A runtime helper by name, imported once with ``from np2torch_lint.runtime import name``."""
-        self.imports.add((RUNTIME_MODULE, name, None))
-        return cst.Name(name)
+    def helper(self, name: str) -> cst.BaseExpression:
+        """A runtime helper: ``to_numpy`` with ``from np2torch_lint.runtime import to_numpy`` where that name is
+        free, else ``npt_runtime.to_numpy`` with ``from np2torch_lint import runtime as npt_runtime``."""
+        written, needed = self.spelling.helper(name, self.uses)
+        self.imports.add(needed)
+        owner, _, attribute = written.rpartition(".")
+        return cst.Attribute(value=cst.Name(owner), attr=cst.Name(attribute)) if owner else cst.Name(written)
 
 
 def parenthesized(expression: cst.BaseExpression) -> cst.BaseExpression:
@@ -75,8 +93,52 @@ def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
 
 
 def with_keyword(node: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
-    """``node`` with one more keyword argument, keeping how the existing ones are written."""
-    return node.with_changes(args=_with_commas([*node.args, keyword(name, value)]))
+    """``node`` with one more keyword argument, written as the existing ones are: on the same line, or, in a call
+    laid out one argument per line, on a line of its own at their indentation, keeping a trailing comma and
+    leaving each comment beside the argument it was beside."""
+    added = keyword(name, value)
+    args = list(node.args)
+    if not args:
+        return node.with_changes(args=[added])
+    last = args[-1]
+    has_comma = isinstance(last.comma, cst.Comma)
+    after_last = last.comma.whitespace_after if isinstance(last.comma, cst.Comma) else last.whitespace_after_arg
+    if not isinstance(after_last, cst.ParenthesizedWhitespace):  # ``f(a, b)``: the same line
+        return node.with_changes(args=_with_commas([*args, added]))
+    between = [arg.comma.whitespace_after for arg in args[:-1] if isinstance(arg.comma, cst.Comma)]
+    one_per_line = (after_last.first_line.comment is not None or not between
+                    or all(isinstance(space, cst.ParenthesizedWhitespace) for space in between))
+    if not one_per_line:  # ``f(\n    a, b\n)``: join the last line of arguments
+        moved = last.with_changes(comma=cst.Comma(
+            whitespace_before=last.comma.whitespace_before if isinstance(last.comma, cst.Comma)
+            else cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(" ")),
+            whitespace_after_arg=last.whitespace_after_arg if has_comma else cst.SimpleWhitespace(""))
+        closing_comma = cst.Comma(whitespace_after=after_last) if has_comma else cst.MaybeSentinel.DEFAULT
+        return node.with_changes(args=[*args[:-1], moved, added.with_changes(
+            comma=closing_comma, whitespace_after_arg=cst.SimpleWhitespace("") if has_comma else after_last)])
+    indent = _argument_line(node, after_last)
+    # the last argument keeps its own comment line; the new one takes the line break before ``)``
+    own_line = after_last.with_changes(empty_lines=[], indent=indent.indent, last_line=indent.last_line)
+    closing = cst.ParenthesizedWhitespace(first_line=cst.TrailingWhitespace(), empty_lines=after_last.empty_lines,
+                                          indent=after_last.indent, last_line=after_last.last_line)
+    moved = last.with_changes(
+        comma=cst.Comma(whitespace_before=last.comma.whitespace_before if isinstance(last.comma, cst.Comma)
+                        else cst.SimpleWhitespace(""), whitespace_after=own_line),
+        whitespace_after_arg=last.whitespace_after_arg if has_comma else cst.SimpleWhitespace(""))
+    added = added.with_changes(comma=cst.Comma(whitespace_after=closing) if has_comma else cst.MaybeSentinel.DEFAULT,
+                               whitespace_after_arg=cst.SimpleWhitespace("") if has_comma else closing)
+    return node.with_changes(args=[*args[:-1], moved, added])
+
+
+def _argument_line(node: cst.Call, after_last: cst.ParenthesizedWhitespace) -> cst.ParenthesizedWhitespace:
+    """The line break an argument line of ``node`` starts with: the one after ``(`` or between arguments."""
+    candidates = [node.whitespace_before_args] + [
+        arg.comma.whitespace_after for arg in node.args[:-1] if isinstance(arg.comma, cst.Comma)]
+    for space in reversed(candidates):
+        if isinstance(space, cst.ParenthesizedWhitespace):
+            return space
+    # ``f(a  # note\n)``: one level in from the closing bracket
+    return after_last.with_changes(last_line=cst.SimpleWhitespace(after_last.last_line.value + "    "))
 
 
 def _with_commas(args: list[cst.Arg]) -> list[cst.Arg]:
@@ -112,12 +174,14 @@ def prepare_for_numpy(node: cst.CSTNode, edit: Edit, method: str) -> cst.CSTNode
         receiver = node.func.value
         keeps_comments = _is_simple(node.func.dot.whitespace_before) and _is_simple(node.func.dot.whitespace_after)
         if edit.style is FixStyle.HELPERS and keeps_comments:  # an argument needs no parentheses of its own
-            return node.with_changes(func=edit.helper("to_numpy"), args=[cst.Arg(unparenthesized(receiver))])
+            return node.with_changes(func=edit.helper("to_numpy"),
+                                     args=[cst.Arg(unparenthesized(_without_host_copy(receiver)))])
         moved = method_call(receiver, method)
         return node.with_changes(func=node.func.with_changes(value=moved))
     if name in ("asarray", "asanyarray", "array") and node.args and not node.args[0].keyword:
         tensor = node.args[0].value
         if edit.style is FixStyle.HELPERS:
+            tensor = _without_host_copy(tensor)
             if len(node.args) == 1:  # np.array copies; np.asarray shares when it can, as to_numpy does
                 copy = [keyword("copy", cst.Name("True"))] if name == "array" else []
                 return call(edit.helper("to_numpy"), cst.Arg(tensor), *copy).with_changes(
@@ -127,6 +191,45 @@ def prepare_for_numpy(node: cst.CSTNode, edit: Edit, method: str) -> cst.CSTNode
             converted = method_call(tensor, method)
         return node.with_changes(args=[node.args[0].with_changes(value=converted), *node.args[1:]])
     return node
+
+
+def _without_host_copy(tensor: cst.BaseExpression) -> cst.BaseExpression:
+    """``to_numpy(t.cpu())`` is ``to_numpy(t)``: on the CPU ``.cpu()`` is the tensor itself; elsewhere both copy
+    to a fresh array of the same values, which ``to_numpy`` does itself. The finding says the receiver of each
+    ``.cpu()`` is a tensor (the analysis types ``x.cpu()`` as one only then). Only a bare ``.cpu()`` goes
+    (``.to("cpu", non_blocking=True)`` means something else), and only where no comment or line break sits."""
+    while (isinstance(tensor, cst.Call) and not tensor.args and not tensor.lpar
+           and isinstance(tensor.func, cst.Attribute) and tensor.func.attr.value == "cpu"
+           and all(_is_simple(space) for space in (tensor.func.dot.whitespace_before, tensor.func.dot.whitespace_after,
+                                                   tensor.whitespace_after_func, tensor.whitespace_before_args))):
+        tensor = tensor.func.value
+    return tensor
+
+
+#: a tensor method that converts to a dtype returns the tensor itself when it already has it
+DTYPE_METHODS = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16",
+                 "long": "int64", "int": "int32", "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool"}
+
+
+def without_redundant_cast(target: cst.CSTNode, replacement: cst.CSTNode, parent: cst.CSTNode | None,
+                           grandparent: cst.CSTNode | None, edit: Edit) -> cst.CSTNode | None:
+    """``from_numpy(a, dtype=torch.float32).float()`` -> ``from_numpy(a, dtype=torch.float32)``: what replaces
+    ``grandparent`` (the ``.float()`` call on the fixed ``target``), or None when there is nothing to fold.
+    Folded only where the replacement asks for the method's dtype with this file's own ``torch``."""
+    if not (isinstance(grandparent, cst.Call) and not grandparent.args and isinstance(parent, cst.Attribute)
+            and grandparent.func is parent and parent.value is target and isinstance(replacement, cst.Call)
+            and not replacement.lpar):
+        return None
+    dtype = DTYPE_METHODS.get(parent.attr.value)
+    asked = next((arg.value for arg in replacement.args if arg.keyword and arg.keyword.value == "dtype"), None)
+    if (dtype is None or not isinstance(asked, cst.Attribute) or asked.attr.value != dtype
+            or not isinstance(asked.value, cst.Name) or asked.value.value != edit.module_name("torch")):
+        return None
+    spaces = (parent.dot.whitespace_before, parent.dot.whitespace_after, grandparent.whitespace_after_func,
+              grandparent.whitespace_before_args)
+    if not all(_is_simple(space) for space in spaces):
+        return None
+    return replacement.with_changes(lpar=grandparent.lpar, rpar=grandparent.rpar)
 
 
 def _is_simple(whitespace: cst.BaseParenthesizableWhitespace) -> bool:

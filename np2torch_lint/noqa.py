@@ -29,18 +29,31 @@ def filter_suppressed(diagnostics: list[Diagnostic], text: str) -> list[Diagnost
     if not diagnostics or "noqa" not in text:
         return diagnostics
     statement_text = _statement_text(text)
-    return [d for d in diagnostics if not _is_suppressed(d.code, statement_text.get(d.line, ""))]
+    # each statement's comments are read once, however many findings it has (a huge literal can have many)
+    suppressions: dict[str, tuple[str, ...] | None] = {}
+    kept = []
+    for diagnostic in diagnostics:
+        statement = statement_text.get(diagnostic.line, "")
+        if statement not in suppressions:
+            suppressions[statement] = _suppressed_codes(statement)
+        codes = suppressions[statement]
+        if codes is None or not (codes == _ALL or diagnostic.code.startswith(codes)):
+            kept.append(diagnostic)
+    return kept
 
 
-def _is_suppressed(code: str, statement_text: str) -> bool:
+_ALL: tuple[str, ...] = ("",)  # a bare ``# noqa``: every code starts with ""
+
+
+def _suppressed_codes(statement_text: str) -> tuple[str, ...] | None:
+    """The code prefixes a statement's ``# noqa`` comments silence (``_ALL`` for a bare one), or None."""
+    found: list[str] = []
     for match in NOQA_INLINE_REGEXP.finditer(statement_text):
         codes = match.group("codes")
         if codes is None:
-            return True
-        listed = tuple(parse_comma_separated_list(codes))
-        if code in listed or code.startswith(listed):  # flake8 matches listed codes as prefixes too
-            return True
-    return False
+            return _ALL
+        found.extend(parse_comma_separated_list(codes))  # flake8 matches listed codes as prefixes too
+    return tuple(found) if found else None
 
 
 def _statement_text(text: str) -> dict[int, str]:

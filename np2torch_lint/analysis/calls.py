@@ -23,6 +23,8 @@ class CallsMixin:
                 args = self._eval_args(node, None)
                 return self._call_method(node, func, receiver, method, args)
             callee = member(receiver, method)
+            if self.project is not None:
+                callee = self._from_project(callee)
         else:
             callee = self.eval(func)
         qualname = callee.qualname if callee.kind is Kind.REF else None

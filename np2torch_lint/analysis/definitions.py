@@ -24,13 +24,14 @@ from .values import UNKNOWN, Kind, Value, join
 class FunctionInfo:
     """A ``def`` or ``lambda`` of this file, as its statement defined it."""
 
-    node: cst.FunctionDef | cst.Lambda
+    #: None for a function of another module of the project, known by its summary only (``imported_returns``).
+    node: cst.FunctionDef | cst.Lambda | None
     #: the scope it was defined in: its globals or closure, as they are when it is called.
-    scope: Scope
+    scope: Scope | None
     #: parameter name -> the value of its default (parameters with one), and what its annotation says (when it
     #: says something the analysis knows).
-    defaults: dict[str, Value]
-    annotations: dict[str, Value]
+    defaults: dict[str, Value] = field(default_factory=dict)
+    annotations: dict[str, Value] = field(default_factory=dict)
     #: what the return annotation says (UNKNOWN without one).
     returns: Value = UNKNOWN
     #: the mode a decorator sets (``@torch.no_grad()``), or None: the caller's.
@@ -40,18 +41,27 @@ class FunctionInfo:
     owner: ClassInfo | None = None
     #: wrapped by a decorator the analysis does not know: what a call gives is unknown.
     opaque: bool = False
+    #: what the body returns read with its parameters unknown (as annotated): what other modules see of it.
+    generic_returns: Value = UNKNOWN
 
     @property
     def name(self) -> str:
         return self.node.name.value if isinstance(self.node, cst.FunctionDef) else "<lambda>"
+
+    def returns_for_another_module(self) -> Value:
+        """What a caller in another module is told this function returns."""
+        found = self.generic_returns
+        if found.kind is Kind.UNKNOWN or (found.kind is Kind.NONE and self.returns.kind is not Kind.UNKNOWN):
+            return self.returns
+        return found
 
 
 @dataclass(eq=False)
 class ClassInfo:
     """A ``class`` of this file: its methods, and what its methods assign to ``self``."""
 
-    node: cst.ClassDef
-    scope: Scope  # around the class statement
+    node: cst.ClassDef | None  # None for a class of another module of the project, known by its summary
+    scope: Scope | None  # around the class statement
     is_nn_module: bool
     bases: list[ClassInfo]
     #: a library base class (``torch.nn.Linear``): where parameters not set in the file come from.
@@ -228,6 +238,8 @@ class DefinitionsMixin:
     def _collect_attributes(self, info: ClassInfo) -> None:
         """What the methods of a class assign to ``self``: every method read silently, from a clean slate."""
         info.attributes_collected = True
+        if info.node is None:
+            return  # a class of another module: its summary holds its attributes
         info.attributes.clear()
         for method in info.methods.values():
             self._read_body(method, silently=True)
@@ -245,7 +257,9 @@ class DefinitionsMixin:
         if receiver is not None:
             scope.names[receiver[0]] = receiver[1]
         grad_enabled = True if info.grad_enabled is None else info.grad_enabled  # callers usually have grad on
-        self._run_body(info, scope, grad_enabled, silently=silently or self.silent)
+        returned = self._run_body(info, scope, grad_enabled, silently=silently or self.silent)
+        if not silently:
+            info.generic_returns = returned
 
     def _self_parameter(self, info: FunctionInfo) -> tuple[str, Value] | None:
         """``self`` (an instance) or ``cls`` (the class) for a method, by the name its first parameter has."""

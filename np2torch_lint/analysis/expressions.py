@@ -21,7 +21,7 @@ class ExpressionsMixin:
         name = node.value
         value = self.scope.lookup(name)
         if value is not None:
-            return value
+            return self._from_project(value) if value.kind is Kind.REF and self.project is not None else value
         if name == "None":
             return NONE
         if name in ("True", "False"):
@@ -41,7 +41,8 @@ class ExpressionsMixin:
         attribute = node.attr.value
         owner = self.eval(node.value)
         if owner.kind is Kind.REF:
-            return member(owner, attribute)
+            found = member(owner, attribute)
+            return self._from_project(found) if self.project is not None else found
         if isinstance(owner.definition, ClassInfo):
             found = self._class_attribute(owner, owner.definition, attribute)
             if found is not None:

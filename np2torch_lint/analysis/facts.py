@@ -78,5 +78,7 @@ class Facts:
     dtype_decided: set[cst.Call] = field(default_factory=set)
     #: the file calls ``torch.set_default_dtype``: float64 may be what it wants.
     sets_default_dtype: bool = False
+    #: modules of the project (relative paths) that change torch's default dtype or tensor type, this one too
+    default_dtype_changed_in: tuple[str, ...] = ()
     #: the names the module binds to ``torch`` and ``numpy`` (``{"numpy": "np"}``), for fixes to write.
     module_names: dict[str, str] = field(default_factory=dict)

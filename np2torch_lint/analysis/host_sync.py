@@ -106,15 +106,19 @@ class HostSyncMixin:
             return
         scope = self.scope
         while scope is not None:
-            names = scope.names
-            for name, value in names.items():
-                synced = self._synced(value)
-                if synced is not value:
-                    names[name] = synced
-                if isinstance(value.definition, ClassInfo):  # ``self.host = x.to("cpu", non_blocking=True)``
-                    attributes = value.definition.attributes
-                    for attribute, held in attributes.items():
-                        attributes[attribute] = self._synced(held)
+            seen: set[str] = set()
+            for layer in (scope.names, *scope.inherited):  # a branch reads what came before it through layers
+                for name, value in layer.items():
+                    if name in seen:
+                        continue
+                    seen.add(name)
+                    synced = self._synced(value)
+                    if synced is not value:
+                        scope.names[name] = synced  # in the scope's own layer: inherited ones are never written
+                    if isinstance(value.definition, ClassInfo):  # ``self.host = x.to("cpu", non_blocking=True)``
+                        attributes = value.definition.attributes
+                        for attribute, held in attributes.items():
+                            attributes[attribute] = self._synced(held)
             scope = scope.parent
 
     def _synced(self, value: Value) -> Value:

@@ -17,7 +17,7 @@ an object we did not build. Rules only speak on known facts, so unknown values n
 from __future__ import annotations
 
 import itertools
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Protocol
 
 import libcst as cst
 
@@ -27,6 +27,7 @@ from .calls import CallsMixin
 from .control_flow import ControlFlowMixin, Loop
 from .definitions import ClassInfo, DefinitionsMixin, FunctionInfo
 from .expressions import ExpressionsMixin
+from .exported import encode_names
 from .facts import Facts
 from .host_sync import HostSyncMixin
 from .library import LibraryMixin
@@ -45,9 +46,11 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
                SummariesMixin, AnnotationsMixin, LibraryMixin, TorchMixin, ArrayLayoutMixin, HostSyncMixin):
     """Runs a module once and fills ``facts``. Use ``analyze(module)``."""
 
-    def __init__(self, models: Models | None = None) -> None:
+    def __init__(self, models: Models | None = None, project: ProjectLink | None = None) -> None:
         self.recorded_facts = self.facts = Facts()
         self.models = models if models is not None else builtin_models()
+        #: the other modules of the project, when known (``np2torch_lint.project``): imports resolve to them
+        self.project = project
         self.scope = Scope()
         self.grad_enabled: bool | None = True
         self.loops: list[Loop] = []
@@ -126,6 +129,10 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self._read_pending_bodies()
         return self.facts
 
+    def exported(self) -> dict[str, object]:
+        """This module's summary for the other modules of the project (after ``analyze``), as plain data."""
+        return encode_names(self.module_scope.names)
+
     def _block(self, statements: Iterable[cst.CSTNode]) -> None:
         handlers = self._statement_handlers
         for statement in statements:
@@ -178,14 +185,33 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
     def eval_quietly(self, node: cst.BaseExpression) -> Value:
         """The value of a name or attribute chain, without recording facts (it was evaluated already)."""
         if isinstance(node, cst.Name):
-            return self.scope.lookup(node.value) or UNKNOWN
-        if isinstance(node, cst.Attribute):
+            value = self.scope.lookup(node.value) or UNKNOWN
+        elif isinstance(node, cst.Attribute):
             owner = self.eval_quietly(node.value)
-            if owner.kind is Kind.REF:
-                return member(owner, node.attr.value)
-        return UNKNOWN
+            if owner.kind is not Kind.REF:
+                return UNKNOWN
+            value = member(owner, node.attr.value)
+        else:
+            return UNKNOWN
+        return self._from_project(value) if value.kind is Kind.REF and self.project is not None else value
+
+    def _from_project(self, value: Value) -> Value:
+        """An imported name that is another module of the project's: what its summary says (else the name)."""
+        if value.qualname is None:
+            return value
+        return self.project.lookup(value.qualname) or value  # type: ignore[union-attr]
 
 
-def analyze(module: cst.Module, models: Models | None = None) -> Facts:
+def analyze(module: cst.Module, models: Models | None = None, project: ProjectLink | None = None) -> Facts:
     """Run the analysis over a parsed module and return what the rules need."""
-    return Analyzer(models).analyze(module)
+    return Analyzer(models, project).analyze(module)
+
+
+class ProjectLink(Protocol):
+    """What the analysis of one module needs from the project around it (``np2torch_lint.project``)."""
+
+    def absolute(self, level: int, module: str | None) -> str | None:
+        """The absolute name of ``from <level dots><module> import ...`` in this module, or None."""
+
+    def lookup(self, qualname: str) -> Value | None:
+        """A member of another module of the project (``pkg.utils.helper``) as its summary says, or None."""

@@ -106,7 +106,9 @@ class StatementsMixin:
             bound = alias.asname.name.value if alias.asname is not None and isinstance(
                 alias.asname.name, cst.Name) else name
             if relative or module is None:
-                self.scope.names[bound] = LOCAL
+                # your own code: another module of the project when the project is known, else unknown
+                absolute = self.project.absolute(len(node.relative), module) if self.project is not None else None
+                self.scope.names[bound] = LOCAL if absolute is None else ref(f"{absolute}.{name}")
             else:
                 self.scope.names[bound] = ref(f"{module}.{name}")
 

@@ -83,6 +83,11 @@ class SummariesMixin:
     def _function_result(self, info: FunctionInfo, args: Args, receiver: Value | None) -> Value:
         if info.opaque or info.role == "setter":
             return info.returns
+        if info.node is None:  # a function of another module of the project: its summary, in this grad mode
+            result = info.generic_returns
+            if self.grad_enabled is False and result.kind is Kind.TENSOR and result.requires_grad:
+                result = result.but(requires_grad=False)
+            return result
         bound = self._bound_arguments(info, args, receiver)
         grad_enabled = self.grad_enabled if info.grad_enabled is None else info.grad_enabled
         key = (info, grad_enabled, tuple(bound.items()))

@@ -48,13 +48,17 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
                 continue  # same dtype: the legacy constructor shares memory
             # a constructor picked at run time (``Tensor = torch.cuda.FloatTensor if cuda else ...``) has no one
             # device to keep, so no fix; torch.cuda's constructors keep theirs with device="cuda"
-            fix = None if (facts.sets_default_dtype or len(conversion.node.args) != 1
-                           or conversion.made_on_accelerator is None) else Fix(
-                Applicability.SAFE, f"Convert with an explicit dtype=torch.{made}",
-                _explicit_dtype(made, on_accelerator=conversion.made_on_accelerator))
+            fix = None if len(conversion.node.args) != 1 or conversion.made_on_accelerator is None else _legacy_fix(
+                conversion.constructor, made, source.dtype, style, _default_dtype_changed_in(facts),
+                conversion.made_on_accelerator)
             yield Finding(CODE, conversion.node,
                           f"{_constructor_name(conversion)}() silently copies this {source.dtype} array into {made}: "
                           f"use torch.as_tensor(array, dtype=torch.{made}) to say so", fix)
+
+
+def _default_dtype_changed_in(facts: Facts) -> list[str]:
+    """Where the program changes torch's default dtype or tensor type: this file, other modules of the project."""
+    return (["this file"] if facts.sets_default_dtype else []) + list(facts.default_dtype_changed_in)
 
 
 def _constructor_name(conversion: NumpyToTensor) -> str:
@@ -62,6 +66,39 @@ def _constructor_name(conversion: NumpyToTensor) -> str:
         return conversion.constructor
     called = cst.Module([]).code_for_node(conversion.node.func)
     return f"{called} (here {' or '.join(conversion.alternatives)})"
+
+
+#: legacy constructors whose dtype is torch's default dtype (float32 unless a program changes it)
+DEFAULT_DTYPE_CONSTRUCTORS = {"torch.Tensor"}
+
+
+def _legacy_fix(constructor: str, made: str, source_dtype: str, style: FixStyle, default_changed_in: list[str],
+                on_accelerator: bool) -> Fix:
+    """``torch.FloatTensor(a)`` -> ``as_tensor(a, dtype=torch.float32)``: safe when it converts exactly as the
+    legacy constructor does. Unsafe wherever the program changes torch's default dtype or default tensor type
+    (``default_changed_in``: this file or another module of the project; ``torch.Tensor`` then makes another dtype,
+    or a CUDA tensor, where the fix makes float32 on the CPU), and in the helpers style where NumPy's cast may
+    round or warn differently from torch's (``from_numpy`` casts with NumPy: float64 -> float16 rounds once there,
+    twice in torch; float -> int warns on NaN)."""
+    title = f"Convert with an explicit dtype=torch.{made}"
+    if constructor in DEFAULT_DTYPE_CONSTRUCTORS:
+        title += f" (assumes torch's default dtype is {made})"
+    if default_changed_in:
+        where = ", ".join(default_changed_in[:3]) + (" and others" if len(default_changed_in) > 3 else "")
+        title += f" (unsafe: {where} changes torch's default dtype or tensor type)"
+    numpy_cast_differs = style is FixStyle.HELPERS and not casts_alike_in_numpy_and_torch(source_dtype, made)
+    unsafe = bool(default_changed_in) or numpy_cast_differs
+    return Fix(Applicability.UNSAFE if unsafe else Applicability.SAFE, title,
+               _explicit_dtype(made, on_accelerator=on_accelerator))
+
+
+def casts_alike_in_numpy_and_torch(source: str, target: str) -> bool:
+    """Whether NumPy's ``astype`` and torch's ``.to`` give the same values (and no warning) for this cast."""
+    if target in ("float16", "bfloat16") or source.startswith("complex"):
+        return False  # float16 rounding differs (FACTS.md section 10); complex -> real warns in NumPy only
+    source_is_float = source.startswith("float")
+    target_is_float = target.startswith(("float", "complex"))
+    return target_is_float or not source_is_float  # float -> int/bool: NaN and overflow differ, NumPy warns
 
 
 def _sharing_fix(conversion: NumpyToTensor, style: FixStyle) -> Fix | None:

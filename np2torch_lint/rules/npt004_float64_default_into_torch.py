@@ -25,8 +25,8 @@ SUMMARY = "NumPy's default float64 becomes a float64 tensor with no dtype decisi
 
 
 def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:
-    if facts.sets_default_dtype:
-        return  # a file that sets torch's default dtype may well want float64
+    if facts.sets_default_dtype or facts.default_dtype_changed_in:
+        return  # a program that sets torch's default dtype (here or in another module) may well want float64
     title = "Convert to float32 (dtype=torch.float32)"
     add_dtype = Fix(Applicability.UNSAFE, title, _with_float32)
     convert_and_cast = Fix(Applicability.UNSAFE, title, _converted_as_float32)

@@ -1,0 +1,127 @@
+"""Does the cost of linting and fixing grow linearly? Time and peak memory as ratios to a bare LibCST parse.
+
+Run on demand (not part of the test suite):
+
+    python benchmarks/scaling.py                    # every shape at 1x, 2x, 4x and 8x
+    python benchmarks/scaling.py --shapes elif --sizes 1 2 4 8 16 --scale 2
+
+The shapes are those that broke linearity once (issue 13): many flat ``if`` blocks with two findings each, one
+function of many statements, a huge literal with one finding, and a long ``if/elif`` chain. Each measure runs in a
+fresh process (one file, ``lint_text``/``fix_text`` as the commands call them), so that peak memory (``ru_maxrss``,
+less that of a process that only imported everything) is its own. Goals: lint within 2x the parse, fix within 3x,
+ratios roughly constant as the size grows, and no traceback at any size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def flat_ifs(blocks: int) -> str:
+    lines = ["import numpy as np", "import torch", "", "w = torch.ones(2, requires_grad=True)", ""]
+    for i in range(blocks):
+        lines += [f"if flag == {i}:", f"    a{i} = w.numpy()",
+                  f"    t{i} = torch.tensor(np.zeros(3, dtype=np.float32))"]
+    return "\n".join(lines) + "\n"
+
+
+def one_function(statements: int) -> str:
+    lines = ["import numpy as np", "import torch", "", "", "def run(flag):",
+             "    w = torch.ones(2, requires_grad=True)"]
+    for i in range(statements):
+        lines.append(f"    a{i} = w.numpy()" if i % 33 == 0 else f"    x{i} = flag + {i} * np.pi")
+    return "\n".join(lines) + "\n"
+
+
+def huge_literal(numbers: int) -> str:
+    data = ",\n    ".join(", ".join(str((i + j) % 97) for j in range(10)) for i in range(0, numbers, 10))
+    return f"import torch\n\nw = torch.ones(2, requires_grad=True)\nDATA = [\n    {data},\n]\nw.numpy()\n"
+
+
+def elif_chain(branches: int) -> str:
+    lines = ["import torch", "", "w = torch.ones(2, requires_grad=True)", "if flag == 0:", "    a = w.numpy()"]
+    for i in range(1, branches):
+        lines += [f"elif flag == {i}:", "    a = w.numpy()"]
+    return "\n".join(lines) + "\n"
+
+
+#: shape -> (generator, size at 1x, what the size counts)
+SHAPES = {
+    "flat": (flat_ifs, 1000, "if blocks, 2 findings each"),
+    "function": (one_function, 5000, "statements in one function, 1 finding in 33"),
+    "literal": (huge_literal, 100_000, "numbers in one literal list, 1 finding"),
+    "elif": (elif_chain, 1000, "if/elif branches, 1 finding each"),
+}
+
+_MEASURE = r"""
+import json, resource, sys, time
+import libcst
+from np2torch_lint.engine import lint_text
+from np2torch_lint.files import SourceError
+from np2torch_lint.fixer import fix_text
+from np2torch_lint.noqa import filter_suppressed
+what, path = sys.argv[1], sys.argv[2]
+text = open(path, encoding="utf-8").read()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+outcome = ""
+try:
+    if what == "parse":
+        from np2torch_lint.engine import run_with_deep_stack
+        run_with_deep_stack(libcst.parse_module, text)
+    elif what == "lint":
+        outcome = f"{len(filter_suppressed(lint_text(text, path), text))} findings"
+    elif what == "fix":
+        fixed = fix_text(text, path, unsafe=True)
+        outcome = f"{fixed.fixed} fixed, {len(fixed.remaining)} left"
+except SourceError as error:
+    outcome = f"refused: {error}"
+elapsed = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": elapsed, "peak_kib": peak, "baseline_kib": before, "outcome": outcome}))
+"""
+
+
+def measure(what: str, path: Path) -> dict:
+    result = subprocess.run([sys.executable, "-c", _MEASURE, what, str(path)], capture_output=True, text=True,
+                            cwd=REPO)
+    if result.returncode != 0:
+        return {"seconds": float("nan"), "peak_kib": 0, "baseline_kib": 0,
+                "outcome": "CRASH: " + (result.stderr.strip().splitlines() or ["no output"])[-1]}
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shapes", nargs="*", choices=list(SHAPES), default=list(SHAPES))
+    parser.add_argument("--sizes", nargs="*", type=int, default=[1, 2, 4, 8], help="multiples of the 1x size")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every 1x size (issue 13's table: "
+                                                                 "function 4, literal 10)")
+    args = parser.parse_args()
+    print(f"{'shape':9} {'size':>9} {'parse s':>8} {'lint/parse':>10} {'fix/parse':>9} "
+          f"{'lint mem':>8} {'fix mem':>8}  outcome")
+    with tempfile.TemporaryDirectory() as folder:
+        for shape in args.shapes:
+            generate, base, unit = SHAPES[shape]
+            print(f"# {shape}: {unit}")
+            for multiple in args.sizes:
+                size = int(base * args.scale * multiple)
+                path = Path(folder) / f"{shape}_{size}.py"
+                path.write_text(generate(size), encoding="utf-8")
+                parse, lint, fix = (measure(what, path) for what in ("parse", "lint", "fix"))
+                grown = [max(m["peak_kib"] - m["baseline_kib"], 1) for m in (parse, lint, fix)]
+                print(f"{shape:9} {size:>9} {parse['seconds']:8.2f} {lint['seconds'] / parse['seconds']:10.2f} "
+                      f"{fix['seconds'] / parse['seconds']:9.2f} {grown[1] / grown[0]:8.2f} {grown[2] / grown[0]:8.2f}"
+                      f"  lint: {lint['outcome']}; fix: {fix['outcome']}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

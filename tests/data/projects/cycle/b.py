@@ -1,0 +1,9 @@
+from a import make
+
+
+def helper():
+    return make()
+
+
+def loop():
+    return helper()
