@@ -16,12 +16,13 @@ from typing import Iterator
 from . import __version__
 from .config import ConfigError, Settings, find_pyproject, load_settings, parse_codes
 from .diagnostics import Diagnostic
-from .engine import lint_text
+from .engine import LintContext, lint_text
 from .files import (PathProblem, Source, SourceError, decode_source, is_notebook, iter_python_files, read_source,
                     relative_to)
 from .fixer import FixError, FixOutcome, fix_text
 from .fixes import FixStyle
 from .noqa import filter_suppressed
+from .project import Project
 from .report import FORMATS, write_diagnostics, write_statistics
 from .writing import StaleTemporaries, write_atomically
 
@@ -121,21 +122,23 @@ def lint_paths(paths: list[str], settings: Settings, stdin_filename: str = "stdi
     """Lint files and folders; returns the diagnostics and one message per file that could not be linted."""
     diagnostics: list[Diagnostic] = []
     errors: list[str] = []
+    context = LintContext(project=Project.at(settings.root, exclude=settings.exclude))
     for each in iter_inputs(paths, settings, stdin_filename, errors):
         try:
-            diagnostics.extend(lint_input(each))
+            diagnostics.extend(lint_input(each, context))
         except SourceError as error:
             errors.append(f"{each.name}: could not parse: {error}")
     return diagnostics, errors
 
 
-def lint_input(each: Input) -> list[Diagnostic]:
+def lint_input(each: Input, context: LintContext | None = None) -> list[Diagnostic]:
     """One input's diagnostics after ``# noqa``; a notebook's are by cell (the notebook code is imported here only)."""
     if is_notebook(each.name):
         from .notebooks import lint_notebook
 
         return lint_notebook(each.source.text, each.name, each.codes)
-    return filter_suppressed(lint_text(each.source.text, each.name, each.codes), each.source.text)
+    found = lint_text(each.source.text, each.name, each.codes, context=None if each.is_stdin else context)
+    return filter_suppressed(found, each.source.text)
 
 
 def fix_input(each: Input, settings: Settings, unsafe: bool) -> FixOutcome:

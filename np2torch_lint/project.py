@@ -61,6 +61,8 @@ class Project:
     models: Models | None = None
     #: a ``cache.Cache``: summaries of modules and results of files, kept between runs
     cache: object | None = None
+    #: globs (relative to ``root``) of files that are not part of the project's own code, as for linting
+    exclude: tuple[str, ...] = ()
     _summaries: dict[str, ModuleSummary | None] = field(default_factory=dict)
     _running: set[str] = field(default_factory=set)
     _module_paths: dict[str, Path | None] = field(default_factory=dict)
@@ -68,10 +70,10 @@ class Project:
 
     @classmethod
     def at(cls, root: Path, src: Iterable[str] = (".", "src"), models: Models | None = None,
-           cache: object | None = None) -> Project:
+           cache: object | None = None, exclude: Iterable[str] = ()) -> Project:
         root = root.resolve()
         roots = tuple(dict.fromkeys((root / entry).resolve() for entry in src))
-        return cls(root, tuple(path for path in roots if path.is_dir()), models, cache)
+        return cls(root, tuple(path for path in roots if path.is_dir()), models, cache, tuple(exclude))
 
     # -- modules and paths
 
@@ -196,8 +198,8 @@ class Project:
     def _all_files(self) -> list[str]:
         from .files import iter_python_files
 
-        return [item for item in iter_python_files([str(root) for root in self.src_roots] or [str(self.root)])
-                if isinstance(item, str)]
+        return [item for item in iter_python_files([str(root) for root in self.src_roots] or [str(self.root)],
+                                                   self.exclude, self.root) if isinstance(item, str)]
 
 
 @dataclass

@@ -43,6 +43,11 @@ class FunctionInfo:
     opaque: bool = False
     #: what the body returns read with its parameters unknown (as annotated): what other modules see of it.
     generic_returns: Value = UNKNOWN
+    #: what it returns when every parameter with a default keeps it (other modules' summaries only: ``None``
+    #: when not known), with the positional and defaulted parameter names that tell when that applies.
+    defaults_returns: Value | None = None
+    positional_names: tuple[str, ...] = ()
+    defaulted_names: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -256,10 +261,24 @@ class DefinitionsMixin:
         receiver = self._self_parameter(info)
         if receiver is not None:
             scope.names[receiver[0]] = receiver[1]
-        grad_enabled = True if info.grad_enabled is None else info.grad_enabled  # callers usually have grad on
+        # callers usually have grad on, unless the module turned it off for good
+        grad_enabled = self.body_grad_mode if info.grad_enabled is None else info.grad_enabled
         returned = self._run_body(info, scope, grad_enabled, silently=silently or self.silent)
         if not silently:
             info.generic_returns = returned
+
+    def _returns_with_defaults(self, info: FunctionInfo) -> Value:
+        """What a body returns when every parameter with a default keeps it (the others as annotated)."""
+        scope = Scope(info.scope, {name: info.defaults.get(name, info.annotations.get(name, UNKNOWN))
+                                   for name in parameter_names(info)})
+        receiver = self._self_parameter(info)
+        if receiver is not None:
+            scope.names[receiver[0]] = receiver[1]
+        returned = self._run_body(info, scope, True if info.grad_enabled is None else info.grad_enabled,
+                                  silently=True)
+        if returned.kind is Kind.UNKNOWN or (returned.kind is Kind.NONE and info.returns.kind is not Kind.UNKNOWN):
+            return info.returns
+        return returned
 
     def _self_parameter(self, info: FunctionInfo) -> tuple[str, Value] | None:
         """``self`` (an instance) or ``cls`` (the class) for a method, by the name its first parameter has."""

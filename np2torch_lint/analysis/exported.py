@@ -60,12 +60,25 @@ def encode(value: Value, depth: int = 0) -> dict | None:
 
 
 def _encode_function(info: FunctionInfo, depth: int) -> dict:
+    """What a function returns for unknown arguments (``r``) and, when it has defaults, for a call that leaves
+    every defaulted parameter to its default (``rd``); with its positional parameters (``p``) and the defaulted
+    ones (``dp``), so that a caller can tell which applies."""
     if info.opaque:
         return {}
-    returns = encode(info.returns_for_another_module(), depth + 1)
     data: dict[str, object] = {"role": info.role}
+    returns = encode(info.returns_for_another_module(), depth + 1)
     if returns is not None:
         data["r"] = returns
+    if info.node is not None and info.defaults and info.defaults_returns is not None:
+        with_defaults = encode(info.defaults_returns, depth + 1)
+        if with_defaults is not None and with_defaults != returns:
+            params = info.node.params
+            data["rd"] = with_defaults
+            data["p"] = [param.name.value for param in (*params.posonly_params, *params.params)]
+            data["dp"] = sorted(info.defaults)
+    elif info.node is None and info.defaults_returns is not None:  # passed on from another module's summary
+        data.update({"rd": encode(info.defaults_returns, depth + 1), "p": list(info.positional_names),
+                     "dp": sorted(info.defaulted_names)})
     return data
 
 
@@ -129,6 +142,10 @@ def _decode_function(data: dict) -> FunctionInfo:
     returns = decode(data["r"]) if "r" in data else UNKNOWN
     info = FunctionInfo(None, None, role=str(data.get("role", "function")), opaque="role" not in data)
     info.generic_returns = returns
+    if "rd" in data:
+        info.defaults_returns = decode(data["rd"])
+        info.positional_names = tuple(str(name) for name in data.get("p", ()))
+        info.defaulted_names = frozenset(str(name) for name in data.get("dp", ()))
     return info
 
 

@@ -57,6 +57,8 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.copy_tests = 0  # how many enclosing ``if`` tests mention ``copy``
         self.module_scope = self.scope
         self.silent = False  # in a loop's first pass or a summary: facts go nowhere
+        #: the grad mode a body read where it is defined starts in (unless a decorator sets one)
+        self.body_grad_mode: bool | None = True
         self.class_being_defined: ClassInfo | None = None
         #: functions defined but not read yet: read when the code around them has run (definitions.py)
         self.pending_bodies: list[FunctionInfo] = []
@@ -126,11 +128,21 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
 
     def analyze(self, module: cst.Module) -> Facts:
         self._block(module.body)
+        # ``torch.set_grad_enabled(False)`` at module level (a script's) holds when its functions are called
+        self.body_grad_mode = self.grad_enabled if self.grad_enabled is not True else True
         self._read_pending_bodies()
         return self.facts
 
     def exported(self) -> dict[str, object]:
         """This module's summary for the other modules of the project (after ``analyze``), as plain data."""
+        for value in self.module_scope.names.values():
+            definition = value.definition
+            functions = [definition] if isinstance(definition, FunctionInfo) else (
+                [method for each in definition.lineage() for method in each.methods.values()]
+                if isinstance(definition, ClassInfo) else [])
+            for function in functions:
+                if function.node is not None and function.defaults and function.defaults_returns is None:
+                    function.defaults_returns = self._returns_with_defaults(function)
         return encode_names(self.module_scope.names)
 
     def _block(self, statements: Iterable[cst.CSTNode]) -> None:
@@ -196,8 +208,9 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         return self._from_project(value) if value.kind is Kind.REF and self.project is not None else value
 
     def _from_project(self, value: Value) -> Value:
-        """An imported name that is another module of the project's: what its summary says (else the name)."""
-        if value.qualname is None:
+        """An imported name that is another module of the project's: what its summary says (else the name).
+        A models row, the user's or a built-in one, wins: it is what the project says of itself."""
+        if value.qualname is None or self.models.call(value.qualname) is not None:
             return value
         return self.project.lookup(value.qualname) or value  # type: ignore[union-attr]
 

@@ -69,6 +69,8 @@ class LibraryMixin:
             return self._array_from_data(node, model, args, explicit)
         size = model.param("size-param")
         gives_array = size is None or returns_array(args, -1 if size == "*" else int(size))
+        if gives_array is None:
+            return UNKNOWN  # an array or one number, as the starred arguments turn out
         if explicit is not None:
             return Value(kind if gives_array else Kind.NUMPY_VALUE, dtype=explicit)
         if "fill" in model.params:

@@ -9,19 +9,21 @@ from .dtypes import is_float, is_integral, promote_numpy
 from .values import Kind, Value
 
 
-def returns_array(args: Args, size_position: int | None) -> bool:
+def returns_array(args: Args, size_position: int | None) -> bool | None:
     """Whether a NumPy random call gets a size, and so returns an array rather than one Python number.
 
-    ``size_position`` -1 means any positional argument is a size (``np.random.rand(2, 3)``); a starred argument
-    (``rand(*shape)``) counts as a size too.
+    ``size_position`` -1 means any positional argument is a size (``np.random.rand(2, 3)``), so a starred one
+    (``rand(*shape)``) is one too. Elsewhere a starred argument may or may not reach the size (``uniform(*bounds)``
+    is one float when ``bounds`` has two items): None, unknown.
     """
-    if size_position is None:
+    if size_position is None or "size" in args.keywords:
         return True
-    if any(key.startswith("*") for key in args.keywords):
-        return True
+    starred = any(key.startswith("*") for key in args.keywords)
     if size_position == -1:
-        return bool(args.positional)
-    return "size" in args.keywords or len(args.positional) > size_position
+        return True if starred else bool(args.positional)
+    if len(args.positional) > size_position:
+        return True
+    return None if starred else False
 
 
 def literal_data_dtype(node: cst.BaseExpression) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .syntax import dotted_name
+from .syntax import bool_literal_node, dotted_name
 from .values import LOCAL, UNKNOWN, Kind, Value, bool_literal, ref
 
 
@@ -16,6 +16,12 @@ class StatementsMixin:
 
     def _expr_statement(self, node: cst.Expr) -> None:
         self.eval(node.value)
+        call = node.value
+        if isinstance(call, cst.Call):  # ``torch.set_grad_enabled(False)`` as a statement sets the mode from here
+            callee = self.eval_quietly(call.func)
+            model = self.models.call(callee.qualname) if callee.kind is Kind.REF and callee.qualname else None
+            if model is not None and model.kind == "grad-mode" and "set" in model.flags:
+                self.grad_enabled = bool_literal_node(call.args[0].value) if call.args else None
 
     def _assign(self, node: cst.Assign) -> None:
         value = self.eval(node.value)

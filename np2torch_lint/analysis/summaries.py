@@ -84,7 +84,11 @@ class SummariesMixin:
         if info.opaque or info.role == "setter":
             return info.returns
         if info.node is None:  # a function of another module of the project: its summary, in this grad mode
+            for tensor in args.tensors():  # what it does with a float64 tensor is not summarised: it may decide
+                self.facts.dtype_decided.update(tensor.float64_origins)
             result = info.generic_returns
+            if info.defaults_returns is not None and not _passes_a_defaulted_parameter(info, args, receiver):
+                result = info.defaults_returns
             if self.grad_enabled is False and result.kind is Kind.TENSOR and result.requires_grad:
                 result = result.but(requires_grad=False)
             return result
@@ -170,3 +174,14 @@ def _as_argument(value: Value, annotated: Value | None) -> Value:
     if value.loop_item is not None or value.transfer is not None:
         return value.but(loop_item=None, transfer=None)
     return value
+
+
+def _passes_a_defaulted_parameter(info: FunctionInfo, args: Args, receiver: Value | None) -> bool:
+    """Whether a call gives a value to a parameter that has a default (else the defaults summary applies)."""
+    if any(key.startswith("*") for key in args.keywords):
+        return True
+    positional = list(info.positional_names)
+    if receiver is not None and info.role in ("method", "classmethod", "property"):
+        positional = positional[1:]
+    passed = set(positional[:len(args.positional)]) | set(args.keywords)
+    return len(args.positional) > len(positional) or bool(passed & info.defaulted_names)
