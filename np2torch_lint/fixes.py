@@ -250,3 +250,21 @@ def rename_call(node: cst.Call, edit: Edit, qualname: str, attribute: str) -> cs
     if isinstance(node.func, cst.Attribute):
         return node.with_changes(func=node.func.with_changes(attr=cst.Name(attribute)))
     return node.with_changes(func=edit.attribute(qualname, attribute))
+
+
+def without_keyword(node: cst.Call, name: str) -> cst.Call:
+    """``node`` without its ``name=`` argument; the argument before it takes over its comma (or its absence)."""
+    args = list(node.args)
+    for index, arg in enumerate(args):
+        if arg.keyword is not None and arg.keyword.value == name:
+            del args[index]
+            if index == len(args) and args:  # it was the last: the new last one ends as it did
+                args[-1] = args[-1].with_changes(comma=arg.comma)
+            return node.with_changes(args=args)
+    return node
+
+
+def wrapped_argument(node: cst.Call, func: cst.BaseExpression) -> cst.Call:
+    """``f(x, ...)`` -> ``f(func(x), ...)``: the first positional argument passed through ``func``."""
+    first = node.args[0]
+    return node.with_changes(args=[first.with_changes(value=call(func, cst.Arg(first.value))), *node.args[1:]])

@@ -65,3 +65,46 @@ def test_a_value_bound_in_one_branch_only_keeps_that_branch():
         "import torch\nif c:\n    y = torch.ones(1, requires_grad=True)\ny.numpy()\n"))
     [conversion] = facts.tensor_to_numpy
     assert conversion.tensor.kind is Kind.TENSOR and conversion.tensor.requires_grad is True
+
+
+# Array layout (NPT008): what the analysis says of negative strides and read-only arrays, checked against NumPy.
+# Each source is (the expression, whether the analysis must know its strides, whether it must know its flag).
+LAYOUT_SOURCES = [
+    ("a[::-1]", True, False), ("a[:, :, ::-1]", True, False), ("a[..., ::-1]", True, False),
+    ("a[0, ::-1]", True, False), ("a[::-1, 0]", True, False), ("a[::-1][1:]", True, False),
+    ("a[::-1][None]", True, False), ("a[::-1].T", True, False), ("a[::-1].transpose(2, 0, 1)", True, False),
+    ("np.flip(a)", True, False), ("np.flip(a, axis=1)", True, False), ("np.flipud(a)", True, False),
+    ("np.fliplr(a)", True, False), ("np.rot90(a)", True, False), ("np.rot90(a, 2)", True, False),
+    ("np.rot90(a, -1)", True, False), ("np.rot90(a, 4)", False, False), ("np.asarray(a[::-1])", True, False),
+    ("np.transpose(a[::-1])", True, False), ("np.squeeze(a[::-1])", True, False),
+    ("np.expand_dims(a[::-1], 0)", True, False), ("a[::-1].swapaxes(0, 1)", True, False),
+    ("a[::-1].copy()", True, True), ("np.array(a[::-1])", True, True), ("np.copy(a[::-1])", True, True),
+    ("np.ascontiguousarray(a[::-1])", True, False), ("a[::-1].astype(np.float32)", True, True),
+    ("a[::-1].flatten()", True, True), ("np.stack([a[::-1]])", True, True), ("a[:, ::2]", False, False),
+    ("a[::-1][::-1]", False, False), ("a[:, ::-1][:, 0]", False, False), ("a[[1, 0]]", False, False),
+    ("np.abs(a[::-1])", False, False), ("a[::-1] * 2", False, False), ("a[::-1].reshape(-1)", False, False),
+    ("np.broadcast_to(a, (2, 2, 3, 4))", False, True), ("np.broadcast_to(a[::-1], (2, 2, 3, 4))", True, True),
+    ("np.broadcast_to(a, (2, 2, 3, 4))[0]", False, True), ("np.frombuffer(b'\\x00' * 8)", True, True),
+    ("np.frombuffer(a.tobytes())", True, True), ("np.frombuffer(bytearray(8))", True, False),
+    ("np.memmap('m.dat', dtype=np.float32, mode='r')", True, True), ("np.memmap('m.dat', mode='r+')", True, True),
+    ("np.memmap('m.dat', dtype=np.float32, mode='c')", True, True), ("np.load('x.npy', mmap_mode='r')", True, True),
+    ("np.load('x.npy', mmap_mode='r+')", True, True),
+    ("np.lib.stride_tricks.sliding_window_view(a, 2, axis=0)", False, True),
+]
+
+
+@pytest.mark.parametrize(("source", "strides_known", "flag_known"), LAYOUT_SOURCES, ids=[s for s, *_ in LAYOUT_SOURCES])
+def test_negative_strides_and_read_only_arrays_match_numpy(source, strides_known, flag_known, tmp_path, monkeypatch):
+    facts = analyze(cst.parse_module(f"import numpy as np\nimport torch\na = np.arange(24.).reshape(2, 3, 4)\n"
+                                     f"torch.from_numpy({source})\n"))
+    [conversion] = facts.numpy_to_tensor
+    monkeypatch.chdir(tmp_path)
+    np.arange(6, dtype=np.float32).tofile("m.dat")
+    np.save("x.npy", np.arange(6, dtype=np.float32))
+    array = eval(source, {"np": np, "a": np.arange(24.).reshape(2, 3, 4)})
+    negative, read_only = conversion.source.negative_strides, conversion.source.read_only
+    assert (negative is not None) is strides_known and (read_only is not None) is flag_known
+    if negative is not None:
+        assert negative == any(stride < 0 for stride in array.strides)
+    if read_only is not None:
+        assert read_only == (not array.flags.writeable)

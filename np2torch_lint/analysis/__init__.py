@@ -8,9 +8,9 @@ and ``interpreter``, which puts them together. ``docs/inference.md`` explains wh
 
 from __future__ import annotations
 
-from .facts import CollectedTransfer, Facts, NumpyToTensor, TensorToNumpy
+from .facts import CollectedTransfer, Facts, HostReadBeforeSync, NumpyToTensor, TensorToNumpy
 from .interpreter import Analyzer, analyze
 from .torch_semantics import device_on_accelerator
 
-__all__ = ["Analyzer", "CollectedTransfer", "Facts", "NumpyToTensor", "TensorToNumpy", "analyze",
-           "device_on_accelerator"]
+__all__ = ["Analyzer", "CollectedTransfer", "Facts", "HostReadBeforeSync", "NumpyToTensor", "TensorToNumpy",
+           "analyze", "device_on_accelerator"]

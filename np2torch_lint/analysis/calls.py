@@ -58,6 +58,7 @@ class CallsMixin:
         return Args(positional, keywords, positional_nodes)
 
     def _call_value(self, node: cst.Call, callee: Value, args: Args) -> Value:
+        self._host_sync_call(node, callee, args)
         kind = callee.kind
         if kind is Kind.REF and callee.items is not None:
             return self._call_one_of(node, callee.items, args)
@@ -140,12 +141,14 @@ class CallsMixin:
         if qualname.startswith("builtins."):
             return self._call_builtin(qualname[len("builtins."):], args)
         model = self.models.call(qualname)
-        if model is None:
-            return UNKNOWN
-        return self._apply_model(node, qualname, model, args)
+        result = UNKNOWN if model is None else self._apply_model(node, qualname, model, args)
+        return self._numpy_call_layout(node, qualname, args, result) if qualname.startswith("numpy.") else result
 
     def _call_method(self, node: cst.Call, func: cst.Attribute, receiver: Value, method: str,
                      args: Args) -> Value:
+        decided = self._host_sync_method(node, func, receiver, method, args)
+        if decided is not None:
+            return decided
         kind = receiver.kind
         if kind is Kind.SEQUENCE:
             return self._sequence_method(func, receiver, method, args)
@@ -174,11 +177,12 @@ class CallsMixin:
         owner = class_of(receiver)
         model = None if owner is None else self.models.call(f"{owner}.{method}")
         if model is None:
-            return UNKNOWN
-        result = self._apply_model(node, f"{owner}.{method}", model, args, receiver)
-        if (model.kind in _IN_PLACE_KINDS or "in-place" in model.flags) and isinstance(func.value, cst.Name):
-            self.scope.names[func.value.value] = result  # in place: the name now holds the changed value
-        return result
+            result = UNKNOWN
+        else:
+            result = self._apply_model(node, f"{owner}.{method}", model, args, receiver)
+            if (model.kind in _IN_PLACE_KINDS or "in-place" in model.flags) and isinstance(func.value, cst.Name):
+                self.scope.names[func.value.value] = result  # in place: the name now holds the changed value
+        return self._numpy_method_layout(func, receiver, method, args, result) if receiver.is_numpy else result
 
     def _sequence_method(self, func: cst.Attribute, sequence: Value, method: str, args: Args) -> Value:
         if method == "append" and args.first is not None:

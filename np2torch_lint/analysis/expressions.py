@@ -6,6 +6,7 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import Args
+from .array_layout import subscript_layout
 from .calls import class_of
 from .definitions import ClassInfo
 from .numpy_semantics import numpy_arithmetic
@@ -83,7 +84,9 @@ class ExpressionsMixin:
                 v.kind in (Kind.NDARRAY, Kind.SEQUENCE, Kind.NONE, Kind.TENSOR) or v.qualname == "builtins.Ellipsis"
                 for v in index_values) or any(isinstance(e.slice.value, cst.Ellipsis) for e in node.slice
                                               if isinstance(e.slice, cst.Index))
-            result = base.but(kind=Kind.NDARRAY if is_slice else Kind.NUMPY_VALUE)
+            negative_strides, read_only = subscript_layout(node, base, index_values)
+            result = base.but(kind=Kind.NDARRAY if is_slice else Kind.NUMPY_VALUE, negative_strides=negative_strides,
+                              read_only=read_only)
         elif base.kind is Kind.SEQUENCE:
             result = self._element_of(base)
             if base.items is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
@@ -190,6 +193,7 @@ class ExpressionsMixin:
             float64_origins=frozenset().union(*(v.float64_origins for v in tensors)),
             loop_item=next((v.loop_item for v in operands if v.loop_item is not None), None),
             transfer=first.transfer,
+            pending_copy=next((v.pending_copy for v in tensors if v.pending_copy is not None), None),
         )
 
     def _result_requires_grad(self, tensors: list[Value], inputs_known: bool = True) -> bool | None:

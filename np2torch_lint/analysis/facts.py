@@ -56,11 +56,23 @@ class CollectedTransfer:
     stacked_by: cst.Call | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class HostReadBeforeSync:
+    """A host read (``h.numpy()``, ``float(h)``, ``print(h)``, ``np.*(h)``) of a tensor whose non-blocking copy
+    from a device may still be running: no sync on some path from the copy to here."""
+
+    node: cst.Call  # the read
+    via: str  # the method ("numpy", "item") or the qualified name of the function ("builtins.print")
+    copy: cst.Call  # the ``.to(..., non_blocking=True)`` or ``.copy_(..., non_blocking=True)`` call
+    source: Value  # the tensor copied
+
+
 @dataclass(slots=True)
 class Facts:
     tensor_to_numpy: list[TensorToNumpy] = field(default_factory=list)
     numpy_to_tensor: list[NumpyToTensor] = field(default_factory=list)
     collected_transfers: list[CollectedTransfer] = field(default_factory=list)
+    host_reads_before_sync: list[HostReadBeforeSync] = field(default_factory=list)
     #: conversions that made a float64 tensor out of NumPy's default float64, and those a dtype decision met.
     float64_conversions: dict[cst.Call, str] = field(default_factory=dict)  # call -> constructor qualname
     dtype_decided: set[cst.Call] = field(default_factory=set)

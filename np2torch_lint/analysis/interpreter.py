@@ -22,12 +22,14 @@ from typing import Callable, Iterable, Protocol
 import libcst as cst
 
 from .annotations import AnnotationsMixin
+from .array_layout import ArrayLayoutMixin
 from .calls import CallsMixin
 from .control_flow import ControlFlowMixin, Loop
 from .definitions import ClassInfo, DefinitionsMixin, FunctionInfo
 from .expressions import ExpressionsMixin
 from .exported import encode_names
 from .facts import Facts
+from .host_sync import HostSyncMixin
 from .library import LibraryMixin
 from .models import Models, builtin_models
 from .scope import Scope
@@ -41,7 +43,7 @@ _ROLES: dict[type, str] = {}
 
 
 class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin,
-               SummariesMixin, AnnotationsMixin, LibraryMixin, TorchMixin):
+               SummariesMixin, AnnotationsMixin, LibraryMixin, TorchMixin, ArrayLayoutMixin, HostSyncMixin):
     """Runs a module once and fills ``facts``. Use ``analyze(module)``."""
 
     def __init__(self, models: Models | None = None, project: ProjectLink | None = None) -> None:
@@ -66,6 +68,12 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.summaries: dict[tuple, Value] = {}
         self.summaries_running: set[tuple] = set()
         self.stacking_call: cst.Call | None = None  # a torch.stack(...) whose argument is being evaluated
+        self.function_node: cst.FunctionDef | cst.Lambda | None = None  # whose body is being read; None: module
+        #: non-blocking device-to-host copies seen: the function that made each, and the tensor it copies
+        self._host_copies: dict[cst.Call, tuple[cst.CSTNode | None, Value]] = {}
+        #: how many syncs were seen, and the functions of the file whose bodies synchronise (host_sync.py)
+        self.syncs_seen = 0
+        self.synchronizing_functions: set[FunctionInfo] = set()
         self._loop_ids = itertools.count(1)
         self._statement_handlers: dict[type, Callable[[cst.CSTNode], None]] = {
             cst.SimpleStatementLine: self._simple_statement_line,

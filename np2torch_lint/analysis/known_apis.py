@@ -20,3 +20,33 @@ BUILTINS = {"float", "int", "bool", "complex", "list", "tuple", "set", "sorted",
 
 NOT_A_COLLECTION_ITERATION = {"items", "keys", "values", "named_parameters", "named_modules", "children",
                               "modules", "parameters", "named_children", "buffers", "named_buffers"}
+
+# Array layout (NPT008): what NumPy calls do to negative strides and to the writeable flag. torch rejects
+# negative strides and warns about read-only arrays; a copy (``a.copy()``, ``np.array(a)``) clears both.
+NUMPY_FLIPS = {"numpy.flip", "numpy.flipud", "numpy.fliplr", "numpy.rot90"}  # views with a negative stride
+# Views that keep the strides' signs and the writeable flag of their (first) argument or receiver.
+NUMPY_LAYOUT_KEEPING = {
+    "numpy.asarray", "numpy.asanyarray", "numpy.transpose", "numpy.swapaxes", "numpy.moveaxis", "numpy.squeeze",
+    "numpy.expand_dims", "numpy.atleast_1d", "numpy.atleast_2d", "numpy.atleast_3d",
+}
+NUMPY_LAYOUT_KEEPING_METHODS = {"transpose", "swapaxes", "squeeze"}
+# Always a new array in fresh memory (``copy=False`` aside).
+NUMPY_COPYING = {"numpy.array", "numpy.copy", "numpy.stack", "numpy.concatenate", "numpy.vstack", "numpy.hstack"}
+NUMPY_COPYING_METHODS = {"copy", "astype", "flatten"}
+# A contiguous copy when needed: no negative strides after, but an array that was already contiguous comes back
+# as it is, read-only or not.
+NUMPY_CONTIGUOUS = {"numpy.ascontiguousarray", "numpy.asfortranarray"}
+# Read-only views of their argument.
+NUMPY_READ_ONLY_VIEWS = {"numpy.broadcast_to", "numpy.lib.stride_tricks.sliding_window_view"}
+
+# Host synchronisation (NPT007). A call with one of these names waits for the device (``torch.cuda.synchronize``,
+# ``stream.synchronize()``, ``event.synchronize()``, ``torch.accelerator.synchronize``, accelerate's
+# ``wait_for_everyone``); a name containing "sync" (not "async") counts too.
+SYNC_CALL_NAMES = {"synchronize", "barrier", "wait_for_everyone", "wait_device_ops"}
+# Device-to-host copies that block: once they return, the work queued before them on the stream has run.
+BLOCKING_HOST_COPY_METHODS = {"cpu", "item", "tolist"}
+# What reads a host tensor's memory into Python or NumPy.
+HOST_READING_TENSOR_METHODS = {"numpy", "tolist", "item", "__array__"}
+HOST_READING_BUILTINS = {"builtins." + name for name in (
+    "float", "int", "bool", "complex", "print", "list", "tuple", "str", "repr", "sorted")}
+HOST_READING_RUNTIME_HELPERS = {"np2torch_lint.runtime.to_numpy", "np2torch_lint.runtime.to_numpy_async"}

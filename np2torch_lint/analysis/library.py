@@ -224,8 +224,9 @@ class LibraryMixin:
             if not tensors:
                 return UNKNOWN
             return self._tensor_arithmetic(*tensors).but(dtype=None, loop_item=None, transfer=None)
+        pending_copy = None
         if "keeps-device" in model.flags and receiver is not None:
-            on_accelerator = receiver.on_accelerator
+            on_accelerator, pending_copy = receiver.on_accelerator, receiver.pending_copy
         elif "device-param" in model.params:
             where = model.params["device-param"]
             device = args.keywords.get("device") or (
@@ -241,7 +242,7 @@ class LibraryMixin:
         dtype = model.dtype if dtype_param is None else self._dtype_argument(
             args, None if dtype_param == "kw" else int(dtype_param))
         return Value(Kind.TENSOR, dtype=dtype, requires_grad=False if "no-grad" in model.flags else None,
-                     on_accelerator=on_accelerator)
+                     on_accelerator=on_accelerator, pending_copy=pending_copy)
 
     def _parameter(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                    receiver: Value | None) -> Value:

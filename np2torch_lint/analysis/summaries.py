@@ -29,8 +29,9 @@ class SummariesMixin:
     def _run_body(self, info: FunctionInfo, scope: Scope, grad_enabled: bool | None, *, silently: bool) -> Value:
         """Run a function's body in ``scope`` and return what it gives (facts recorded unless ``silently``)."""
         saved = (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
-                 self.yields)
+                 self.yields, self.function_node)
         self.scope, self.grad_enabled, self.loops, self.copy_tests = scope, grad_enabled, [], 0
+        self.function_node, syncs_before = info.node, self.syncs_seen
         if silently and not self.silent:
             self.facts, self.silent = self._silent_facts(), True
         self.returns, self.yields = [], []
@@ -48,7 +49,9 @@ class SummariesMixin:
             return join_all(self.returns) or NONE
         finally:
             (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
-             self.yields) = saved
+             self.yields, self.function_node) = saved
+            if self.syncs_seen > syncs_before:
+                self.synchronizing_functions.add(info)
 
     def _silent_facts(self) -> Facts:
         """Facts that go nowhere, except dtype decisions: ``.float()`` in a helper decides for its caller."""
@@ -72,6 +75,12 @@ class SummariesMixin:
     # -- calls
 
     def _call_function(self, info: FunctionInfo, args: Args, receiver: Value | None = None) -> Value:
+        result = self._function_result(info, args, receiver)
+        if info.opaque or info in self.synchronizing_functions:
+            self._synchronize()  # it waits for the device, or may: the caller's copies have landed (host_sync.py)
+        return result
+
+    def _function_result(self, info: FunctionInfo, args: Args, receiver: Value | None) -> Value:
         if info.opaque or info.role == "setter":
             return info.returns
         if info.node is None:  # a function of another module of the project: its summary, in this grad mode

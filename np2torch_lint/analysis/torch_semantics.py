@@ -48,8 +48,9 @@ class TorchMixin:
             # ``as_tensor(t)`` is ``t``; ``tensor(t)`` copies and detaches (it warns)
             result = source if qualname != "torch.tensor" else source.but(requires_grad=False)
             return result.but(dtype=source.dtype if dtype is None else (None if dtype == "?" else dtype))
-        source_is_numpy = source.is_numpy or (source.kind is Kind.SEQUENCE and source.items is not None and any(
-            v.is_numpy for v in source.items))
+        source_is_numpy = source.is_numpy or (source.kind is Kind.SEQUENCE and (any(
+            v.is_numpy for v in source.items) if source.items is not None else (
+                source.element is not None and source.element.is_numpy)))
         if source_is_numpy:
             self.facts.numpy_to_tensor.append(NumpyToTensor(
                 node, qualname, source, keywords, dtype, device, self.copy_tests > 0, legacy_dtype,

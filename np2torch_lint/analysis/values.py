@@ -59,6 +59,12 @@ class Value:
     loop_item: int | None = None
     #: the per-item ``.to(device)``/``.cuda()`` call that moved this value, when it was moved inside a loop.
     transfer: cst.Call | None = None
+    #: for an ndarray: whether it may have a negative stride (``a[::-1]``, ``np.flip``), which torch rejects.
+    negative_strides: bool | None = None
+    #: for an ndarray: whether it may be read-only (``np.broadcast_to``, a memmap opened "r").
+    read_only: bool | None = None
+    #: for a host tensor: the ``non_blocking=True`` device-to-host copy that made it, until a sync (NPT007).
+    pending_copy: cst.Call | None = None
     #: what the file says of a function, class or object of its own (``definitions.FunctionInfo``/``ClassInfo``).
     definition: object | None = None
 
@@ -130,6 +136,10 @@ def join(a: Value, b: Value) -> Value:
         float64_origins=a.float64_origins | b.float64_origins,
         loop_item=a.loop_item if a.loop_item == b.loop_item else None,
         transfer=a.transfer if a.transfer is b.transfer else None,
+        negative_strides=either(a.negative_strides, b.negative_strides),
+        read_only=either(a.read_only, b.read_only),
+        # pending if pending on any path
+        pending_copy=a.pending_copy if a.pending_copy is not None else b.pending_copy,
         definition=a.definition if a.definition is b.definition else None,
     )
 

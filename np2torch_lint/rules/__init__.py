@@ -14,6 +14,9 @@ from . import (
     npt003_torch_tensor_copies_ndarray,
     npt004_float64_default_into_torch,
     npt005_per_item_device_transfer,
+    npt006_tensor_from_list_of_arrays,
+    npt007_non_blocking_copy_read_before_sync,
+    npt008_negative_stride_array_into_torch,
 )
 
 ALL_RULES: tuple[ModuleType, ...] = (
@@ -22,5 +25,8 @@ ALL_RULES: tuple[ModuleType, ...] = (
     npt003_torch_tensor_copies_ndarray,
     npt004_float64_default_into_torch,
     npt005_per_item_device_transfer,
+    npt006_tensor_from_list_of_arrays,
+    npt007_non_blocking_copy_read_before_sync,
+    npt008_negative_stride_array_into_torch,
 )
 RULES_BY_CODE: dict[str, ModuleType] = {rule.CODE: rule for rule in ALL_RULES}

@@ -28,9 +28,11 @@ SUMMARY = "torch.tensor(ndarray) makes a full copy where from_numpy/as_tensor sh
 def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:
     for conversion in facts.numpy_to_tensor:
         source = conversion.source
-        if source.kind is not Kind.NDARRAY or conversion.under_copy_test:
-            continue
+        if source.kind is not Kind.NDARRAY or conversion.under_copy_test or source.negative_strides:
+            continue  # with a negative stride every constructor raises: NPT008's finding
         if conversion.constructor == "torch.tensor":
+            if source.read_only:
+                continue  # sharing a read-only array would hand out a writable tensor over it (NPT008)
             if "requires_grad" in conversion.keywords:
                 continue  # as_tensor has no requires_grad=: a new leaf tensor is a copy on purpose
             if conversion.dtype is not None and (conversion.dtype == "?" or conversion.dtype != source.dtype):

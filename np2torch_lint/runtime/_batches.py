@@ -15,6 +15,7 @@ from ._convert import (
     Device,
     _as_ndarray,
     _check_dtype_argument,
+    _check_dtype_supported,
     _host_numpy_dtype,
 )
 
@@ -58,7 +59,15 @@ def _staging_for(device: torch.device) -> _PinnedStaging:
 
 
 def _checked_arrays(arrays: Iterable[np.ndarray]) -> list[np.ndarray]:
-    checked = [_as_ndarray(a, "stack_to_device") for a in arrays]
+    checked = []
+    supported: set[np.dtype] = set()
+    for a in arrays:
+        if type(a) is not np.ndarray:  # subclasses, masked arrays, numpy scalars, other types: the full check
+            a = _as_ndarray(a, "stack_to_device")
+        elif a.dtype not in supported:  # a plain array: its dtype is checked once per call, not once per array
+            _check_dtype_supported(a.dtype, "stack_to_device")
+            supported.add(a.dtype)
+        checked.append(a)
     if not checked:
         raise ValueError("stack_to_device() needs at least one array")
     first = checked[0].shape

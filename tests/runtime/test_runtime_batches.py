@@ -58,6 +58,14 @@ def test_unsupported_dtype_raises_type_error():
         stack_to_device([np.array([1.0], dtype=object)], "cpu")
 
 
+def test_every_array_is_checked_not_only_the_first_of_each_dtype():
+    good = np.zeros(2)
+    with pytest.raises(TypeError, match="dtype <U1"):
+        stack_to_device([good, good, np.array(["a", "b"])], "cpu")
+    with pytest.raises(TypeError, match="MaskedArray"):
+        stack_to_device([good, np.ma.masked_array(good)], "cpu")
+
+
 def test_meta_device_gets_a_batch_of_the_target_dtype():
     batch = stack_to_device([np.ones(3), np.ones(3)], "meta", dtype=torch.float16)
     assert batch.is_meta and batch.shape == (2, 3) and batch.dtype == torch.float16

@@ -47,6 +47,29 @@ def test_to_numpy_async_never_hands_out_an_incomplete_copy():
     assert result.shape == (1 << 26,) and (result == 3).all()
 
 
+def test_reads_as_npt007_fixes_leave_them_see_the_finished_copy():
+    """NPT007 rewrites ``x.to("cpu", non_blocking=True).numpy()`` to ``to_numpy(x)`` and drops ``non_blocking=True``
+    from other copies; ``to_numpy_async(x)`` with ``.result()`` at the read is the asynchronous way to fix it by
+    hand. With the device still busy writing ``x``, every one of them reads the finished values."""
+    x = torch.zeros(1 << 24, device="cuda")
+    pinned = torch.empty(x.shape, pin_memory=True)
+
+    def copied_into_pinned_memory() -> np.ndarray:
+        pinned.copy_(x)
+        return pinned.numpy()
+
+    def asynchronously() -> np.ndarray:  # the last read: it leaves x zeroed
+        pending = to_numpy_async(x)
+        x.mul_(0)  # queued after the copy: the snapshot must not see it
+        return pending.result()
+
+    reads = [lambda: to_numpy(x), lambda: x.to("cpu").numpy(), copied_into_pinned_memory, asynchronously]
+    for count, read in enumerate(reads, start=1):
+        torch.cuda._sleep(SPIN_CYCLES)
+        x.add_(1)
+        assert (read() == count).all(), read
+
+
 def test_to_numpy_async_of_conjugate_and_sparse_cuda_tensors():
     z = torch.tensor([1 + 2j], device="cuda")
     assert to_numpy_async(z.conj()).result().tolist() == [1 - 2j]
