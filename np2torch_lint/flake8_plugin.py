@@ -23,7 +23,7 @@ from . import __version__
 
 # The rule codes, spelled out so that loading the plugin imports no rule (which would import LibCST);
 # tests/test_flake8_plugin.py checks them against the rules.
-CODES = ("NPT001", "NPT002", "NPT003", "NPT004", "NPT005")
+CODES = ("NPT001", "NPT002", "NPT003", "NPT004", "NPT005", "NPT006", "NPT007", "NPT008")
 
 
 class Np2TorchChecker:
