@@ -16,6 +16,7 @@ from .add_noqa import add_noqa
 from .diagnostics import Applicability, Diagnostic
 from .engine import parse, run_with_deep_stack
 from .files import SourceError
+from .engine import LintContext
 from .fixer import FixError, fix_text
 from .fixes import FixStyle
 from .notebooks.magics import split_lines
@@ -25,22 +26,23 @@ _IMPORT = re.compile(r"\s*(?:import|from)\s")
 
 
 def fix_all_edits(text: str, filename: str, codes: Collection[str] | None, style: FixStyle,
-                  unsafe: bool = False) -> list[LineEdit]:
+                  unsafe: bool = False, context: LintContext | None = None) -> list[LineEdit]:
     """Every (safe) fix of the document, as line edits; none when nothing changes or the text does not parse."""
     try:
-        fixed = fix_text(text, filename, codes, style, unsafe).text
+        fixed = fix_text(text, filename, codes, style, unsafe, context).text
     except (SourceError, FixError):
         return []
     return _line_edits(split_lines(text), split_lines(fixed))
 
 
-def fix_one_edits(text: str, filename: str, diagnostic: Diagnostic, style: FixStyle) -> list[LineEdit]:
+def fix_one_edits(text: str, filename: str, diagnostic: Diagnostic, style: FixStyle,
+                  context: LintContext | None = None) -> list[LineEdit]:
     """The fix of one finding (and the imports it needs), or none when it cannot be applied on its own."""
     if diagnostic.fix is None:
         return []
     unsafe = diagnostic.fix.applicability is Applicability.UNSAFE
     try:
-        fixed = fix_text(text, filename, {diagnostic.code}, style, unsafe).text
+        fixed = fix_text(text, filename, {diagnostic.code}, style, unsafe, context).text
     except (SourceError, FixError):
         return []
     old, new = split_lines(text), split_lines(fixed)

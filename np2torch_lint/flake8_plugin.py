@@ -50,17 +50,51 @@ class Np2TorchChecker:
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         if not self.any_selected:
             return
-        from .engine import lint_text
-        from .files import SourceError
         from .noqa import filter_suppressed
 
         text = "".join(self.lines)
-        try:
-            diagnostics = lint_text(text, self.filename, check_syntax=False)
-        except SourceError:
-            return
+        linter = _linter_for(self.filename)
+        if linter is None:  # standard input, or a file flake8 names but we cannot place: on its own
+            from .engine import lint_text
+            from .files import SourceError
+
+            try:
+                diagnostics = lint_text(text, self.filename, check_syntax=False)
+            except SourceError:
+                return
+        else:  # in its project, with the CLI's cache: the same findings as np2torch-lint
+            result = linter.result(self.filename, text, edits=False)
+            if result.error is not None:
+                return  # flake8 reports its own E999
+            diagnostics = [diagnostic for diagnostic, _ in result.findings(self.filename)]
+            diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
         if not self.disable_noqa:
             diagnostics = filter_suppressed(diagnostics, text)
         for diagnostic in diagnostics:
             # flake8 wants 0-based columns and prints them 1-based, as np2torch-lint does
             yield diagnostic.line, diagnostic.column - 1, f"{diagnostic.code} {diagnostic.message}", type(self)
+
+
+_linters: dict[object, object] = {}
+
+
+def _linter_for(filename: str):  # -> jobs.Linter | None, imported lazily like the engine
+    """The linter of the project a file belongs to (its nearest ``[tool.np2torch-lint]``), one per project and
+    process; None for standard input. A configuration np2torch-lint would refuse gives the defaults here: flake8
+    is not the place to report it."""
+    from pathlib import Path
+
+    from .config import ConfigError, find_pyproject, load_settings
+    from .jobs import Linter
+
+    path = Path(filename)
+    if filename in ("-", "stdin") or not path.is_file():
+        return None
+    pyproject = find_pyproject(path.parent)
+    if pyproject not in _linters:
+        try:
+            settings = load_settings(pyproject)
+        except ConfigError:
+            settings = load_settings(None)
+        _linters[pyproject] = Linter.for_settings(settings, None, use_cache=True)
+    return _linters[pyproject]

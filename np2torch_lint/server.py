@@ -67,6 +67,7 @@ class Linted:
     style: object  # fixes.FixStyle
     diagnostics: list  # list[diagnostics.Diagnostic]
     problem: str | None  # why it could not be linted, or a settings problem, for the log
+    context: object = None  # engine.LintContext: the document's project (its other modules, project facts)
 
 
 def build_server():  # -> pygls LanguageServer; pygls is imported here, never on the plain linter's path
@@ -79,6 +80,7 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
     from .diagnostics import Applicability
     from .editor_edits import LineEdit, fix_all_edits, fix_one_edits, noqa_edit
     from .engine import lint_text
+    from .jobs import Linter
     from .files import SourceError, matches_any, relative_to
     from .noqa import filter_suppressed
     from .notebooks.magics import split_lines
@@ -104,17 +106,29 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
         except ConfigError as error:
             return Settings(), f"np2torch-lint: {error}; using the default settings"
 
+    linters: dict = {}
+
+    def context_for(settings: Settings, path: str | None):
+        """The project of the workspace file (with the CLI's cache when it exists); None for unsaved documents."""
+        if path is None:
+            return None
+        if settings.source not in linters:
+            cache_folder = settings.root / settings.cache_dir
+            linters[settings.source] = Linter.for_settings(settings, None, use_cache=cache_folder.is_dir())
+        return linters[settings.source].context
+
     def lint_snapshot(uri: str, version: int | None, text: str) -> Linted:
         path = to_fs_path(uri)
         name = path or uri
         settings, config_problem = settings_for(path)
+        context = context_for(settings, path)
         relative = relative_to(path, settings.root) if path else None
         codes = settings.enabled_codes(relative)
         if relative is not None and settings.exclude and matches_any(relative, settings.exclude):
             codes = frozenset()
-        snapshot = Linted(version, text, name, codes, settings.fix_style, [], config_problem)
+        snapshot = Linted(version, text, name, codes, settings.fix_style, [], config_problem, context)
         try:
-            found = lint_text(text, name, codes, settings.fix_style)
+            found = lint_text(text, name, codes, settings.fix_style, context)
         except SourceError as error:
             return replace(snapshot, problem=f"{name}: could not parse: {error}")
         except Exception as error:  # noqa: BLE001 - a bug of ours must not take the editor's server down
@@ -236,7 +250,7 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
                     continue
                 lsp_diagnostic = to_lsp(document.codec, linted, diagnostic)
                 if diagnostic.fix is not None:
-                    edits = fix_one_edits(linted.text, linted.name, diagnostic, linted.style)
+                    edits = fix_one_edits(linted.text, linted.name, diagnostic, linted.style, linted.context)
                     if edits:
                         unsafe = diagnostic.fix.applicability is Applicability.UNSAFE
                         actions.append(types.CodeAction(
@@ -249,7 +263,7 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
                     edit=workspace_edit(document, [noqa_edit(linted.text, diagnostic)])))
         if wanted is None or any(FIX_ALL_KIND.startswith(kind) for kind in wanted):
             if any(d.fix is not None and d.fix.applicability is Applicability.SAFE for d in linted.diagnostics):
-                edits = fix_all_edits(linted.text, linted.name, linted.codes, linted.style)
+                edits = fix_all_edits(linted.text, linted.name, linted.codes, linted.style, context=linted.context)
                 if edits:
                     actions.append(types.CodeAction(
                         title="Fix all safe np2torch-lint findings", kind=FIX_ALL_KIND,
@@ -266,7 +280,7 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
 
         def safe_fixes() -> list[LineEdit]:
             linted = current_lint(snap)
-            return fix_all_edits(linted.text, linted.name, linted.codes, linted.style)
+            return fix_all_edits(linted.text, linted.name, linted.codes, linted.style, context=linted.context)
 
         edits = await in_worker(safe_fixes)
         if not edits:

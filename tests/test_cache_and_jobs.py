@@ -1,0 +1,162 @@
+"""The cache and -j: the same findings warm or cold, with one process or many; a changed module re-lints only
+the files that used its summary; a corrupt, foreign or unwritable cache is never trusted and never a crash."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from np2torch_lint import jobs
+from np2torch_lint.commands import Performance, lint
+from np2torch_lint.config import load_settings
+
+from helpers import REPO, run_command
+
+PROJECTS = REPO / "tests" / "data" / "projects"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of a small package whose train module needs its data module's summary."""
+    root = tmp_path / "relative"
+    shutil.copytree(PROJECTS / "relative", root)
+    (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    return root
+
+
+def findings(root: Path, performance: Performance) -> list[tuple[str, int, str]]:
+    report, errors = lint([str(root)], load_settings(root / "pyproject.toml"), performance=performance)
+    assert errors == []
+    return sorted((Path(item.diagnostic.filename).name, item.diagnostic.line, item.diagnostic.code)
+                  for item in report.findings)
+
+
+@pytest.fixture
+def analysed(monkeypatch) -> list[str]:
+    """The files a run analyses (the others come from the cache)."""
+    seen: list[str] = []
+    original = jobs.Linter._analysed
+
+    def counting(self, path, text, edits):
+        seen.append(Path(path).name)
+        return original(self, path, text, edits)
+
+    monkeypatch.setattr(jobs.Linter, "_analysed", counting)
+    return seen
+
+
+def test_a_warm_run_reads_every_result_from_the_cache_and_finds_the_same(project, tmp_path, analysed):
+    cached = Performance(cache=True, cache_dir=tmp_path / "cache")
+    cold = findings(project, cached)
+    assert ("train.py", 7, "NPT004") in cold and sorted(set(analysed)) == ["__init__.py", "data.py", "train.py"]
+    analysed.clear()
+    assert findings(project, cached) == cold
+    assert analysed == []
+    assert (tmp_path / "cache" / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+
+
+def test_the_cache_lives_beside_the_configuration_by_default(project, analysed):
+    findings(project, Performance(cache=True))
+    assert (project / ".np2torch_lint_cache" / ".gitignore").is_file()
+
+
+def test_a_change_that_keeps_a_summary_relints_only_that_module(project, tmp_path, analysed):
+    cached = Performance(cache=True, cache_dir=tmp_path / "cache")
+    before = findings(project, cached)
+    data = project / "pkg" / "data.py"
+    data.write_text(data.read_text(encoding="utf-8").replace(
+        "def load():\n", "def load():\n    seed = 0  # what it returns is the same\n"), encoding="utf-8")
+    analysed.clear()
+    assert findings(project, cached) == before
+    assert analysed == ["data.py"]  # train.py used data's summary, which did not change
+
+
+def test_a_change_to_what_a_module_gives_relints_the_files_that_used_it(project, tmp_path, analysed):
+    cached = Performance(cache=True, cache_dir=tmp_path / "cache")
+    findings(project, cached)
+    data = project / "pkg" / "data.py"
+    data.write_text(data.read_text(encoding="utf-8").replace(
+        "return np.random.rand(3)\n", "return np.random.rand(3).astype(np.float32)\n"), encoding="utf-8")
+    analysed.clear()
+    after = findings(project, cached)
+    assert sorted(set(analysed)) == ["data.py", "train.py"]
+    assert ("train.py", 7, "NPT004") not in after  # load() now gives float32
+
+
+@pytest.mark.parametrize("damage", ["not json", '{"format": 1}', "[1, 2]", ""])
+def test_a_corrupt_cache_entry_is_ignored_and_rewritten(project, tmp_path, analysed, damage):
+    cached = Performance(cache=True, cache_dir=tmp_path / "cache")
+    cold = findings(project, cached)
+    entries = list((tmp_path / "cache").glob("*/*.json"))
+    assert entries
+    for entry in entries:
+        entry.write_text(damage, encoding="utf-8")
+    analysed.clear()
+    assert findings(project, cached) == cold
+    assert sorted(set(analysed)) == ["__init__.py", "data.py", "train.py"]
+    assert all(isinstance(json.loads(entry.read_text(encoding="utf-8")), dict) for entry in entries)
+
+
+def test_an_entry_written_for_another_file_is_not_trusted(project, tmp_path, analysed):
+    cached = Performance(cache=True, cache_dir=tmp_path / "cache")
+    cold = findings(project, cached)
+    entries = sorted((tmp_path / "cache").glob("*/*.json"))
+    contents = [entry.read_bytes() for entry in entries]
+    for entry, content in zip(entries, contents[1:] + contents[:1]):  # each file gets another file's entry
+        entry.write_bytes(content)
+    analysed.clear()
+    assert findings(project, cached) == cold
+    assert sorted(set(analysed)) == ["__init__.py", "data.py", "train.py"]
+
+
+def test_a_cache_folder_that_cannot_be_written_is_no_error(project, tmp_path):
+    blocker = tmp_path / "a file"
+    blocker.write_text("", encoding="utf-8")
+    assert findings(project, Performance(cache=True, cache_dir=blocker / "cache")) == findings(project, Performance())
+
+
+def test_the_command_line_gives_the_same_output_with_any_jobs_warm_or_cold(tmp_path):
+    root = tmp_path / "many"
+    for n in range(12):  # enough files for worker processes to start
+        package = root / f"pkg{n % 3}"
+        package.mkdir(parents=True, exist_ok=True)
+        shutil.copy(PROJECTS / "relative" / "pkg" / "data.py", package / "data.py")
+        (package / "__init__.py").write_text("", encoding="utf-8")
+        (package / f"train{n}.py").write_text(
+            "import torch\nfrom .data import load, load_ints\n"
+            f"torch.from_numpy(load())  # {n}\ntorch.FloatTensor(load_ints())\n", encoding="utf-8")
+    (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    outputs = set()
+    for arguments in (["-j", "1", "--no-cache"], ["-j", "2", "--no-cache"], ["-j", "2"], ["-j", "2"], ["-j", "1"]):
+        result = run_command("np2torch-lint", *arguments, "--output-format", "json", ".", cwd=root)
+        assert result.returncode == 1, result.stderr
+        outputs.add(result.stdout)
+    assert len(outputs) == 1
+    assert len(json.loads(outputs.pop())) == 24
+    fixed = {}
+    for jobs_count in ("1", "2"):
+        copy = tmp_path / f"fix{jobs_count}"
+        shutil.copytree(root, copy)
+        run_command("np2torch-fix", "--unsafe-fixes", "-j", jobs_count, "--no-cache", ".", cwd=copy)
+        fixed[jobs_count] = {path.relative_to(copy): path.read_bytes() for path in copy.rglob("*.py")}
+    originals = {path.relative_to(root): path.read_bytes() for path in root.rglob("*.py")}
+    assert fixed["1"] == fixed["2"] and fixed["1"] != originals
+
+
+def test_flake8_with_two_jobs_reports_what_the_command_line_reports_in_a_project(project):
+    cli = run_command("np2torch-lint", "--no-cache", ".", cwd=project)
+    flake8 = run_command("flake8", "--select", "NPT", "-j", "2", ".", cwd=project)
+    assert sorted(cli.stdout.decode().splitlines()) == sorted(flake8.stdout.decode().splitlines())
+    assert b"NPT004" in flake8.stdout  # a finding that needs the data module's summary
+
+
+def test_one_file_passed_alone_is_linted_with_its_project_around_it(project):
+    """What pre-commit does: only the changed files are passed; their imports are still followed."""
+    alone = run_command("np2torch-lint", "--no-cache", "pkg/train.py", cwd=project)
+    whole = run_command("np2torch-lint", "--no-cache", ".", cwd=project)
+    train_lines = [line for line in whole.stdout.decode().splitlines() if "train.py" in line]
+    assert [line.replace("./", "") for line in train_lines] == alone.stdout.decode().splitlines()
+    assert train_lines
