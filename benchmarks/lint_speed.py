@@ -5,6 +5,11 @@ Run on demand, single process (not part of the test suite):
     python benchmarks/lint_speed.py                      # torch's and numpy's installed sources
     python benchmarks/lint_speed.py --limit 300 PATH...  # a sample, or other folders
     python benchmarks/lint_speed.py --torchfix-python /path/to/venv/bin/python
+    python benchmarks/lint_speed.py --project --limit 1000 .venv/lib/python3.11/site-packages/torch
+
+``--project`` copies the files into one project (a folder with its own ``pyproject.toml``, imports between the
+files resolving to its modules) and measures project mode: cold (no cache) against the bare parse, warm (nothing
+changed) against the bare parse, one file changed against cold, and ``-j 2`` cold against ``-j 1`` cold.
 
 TorchFix 0.7.0 (``pip install torchfix==0.7.0``) runs in its lint-only mode (``python -m torchfix --jobs 1``,
 without ``--fix``) on the same files, in a subprocess of the interpreter given, or of this one if it can import
@@ -16,9 +21,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,7 +35,8 @@ import libcst
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from np2torch_lint.cli import lint_paths  # noqa: E402
-from np2torch_lint.config import Settings  # noqa: E402
+from np2torch_lint.commands import Performance, lint  # noqa: E402
+from np2torch_lint.config import Settings, load_settings  # noqa: E402
 from np2torch_lint.files import iter_python_files  # noqa: E402
 
 
@@ -92,6 +101,40 @@ def time_torchfix(files: list[str], python: str) -> float | None:
     return time.perf_counter() - start
 
 
+def project_measures(files: list[str], bare: float) -> None:
+    """Cold, warm, one file changed, and -j 2: the files copied into one project (with its own pyproject.toml,
+    keeping their paths under the package root, so that imports between them resolve to its modules)."""
+    common = Path(os.path.commonpath([str(Path(path).resolve().parent) for path in files]))
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "project"
+        for path in files:
+            target = root / Path(path).resolve().relative_to(common.parent)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+        (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+        settings = load_settings(root / "pyproject.toml")
+        cache = Path(folder) / "cache"
+
+        def run(jobs: int) -> float:
+            start = time.perf_counter()
+            lint([str(root)], settings, performance=Performance(jobs=jobs, cache=True, cache_dir=cache))
+            return time.perf_counter() - start
+
+        cold = run(1)
+        warm = run(1)
+        changed = root / Path(sorted(files)[len(files) // 2]).resolve().relative_to(common.parent)
+        changed.write_text(changed.read_text(encoding="utf-8") + "\nCHANGED_BY_THE_BENCHMARK = 1\n",
+                           encoding="utf-8")
+        one_changed = run(1)
+        shutil.rmtree(cache)
+        cold_two = run(2)
+        print(f"project mode, {len(files)} files under {common.name}/ (imports between them followed):")
+        print(f"  cold, -j 1 (no cache):                {cold:8.2f} s   {cold / bare:.2f}x the bare parse")
+        print(f"  warm, nothing changed:                {warm:8.2f} s   {warm / bare:.3f}x the bare parse")
+        print(f"  one file changed ({changed.name}):    {one_changed:8.2f} s   {one_changed / cold:.3f}x cold")
+        print(f"  cold, -j 2:                           {cold_two:8.2f} s   {cold_two / cold:.2f}x cold -j 1")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="*", help="folders or files to lint (default: installed torch and numpy)")
@@ -99,6 +142,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--torchfix-python", help="an interpreter that has torchfix 0.7.0 installed")
     parser.add_argument("--skip-torchfix", action="store_true")
+    parser.add_argument("--project", action="store_true",
+                        help="also measure project mode: cold, warm, one file changed, -j 2 (a copy of the files)")
     args = parser.parse_args()
 
     files = collect_files(args.paths or default_corpus(), args.limit, args.seed)
@@ -113,6 +158,8 @@ def main() -> int:
     print(f"np2torch-lint (read, parse, analyse):  {lint:8.2f} s   {lint / bare:.2f}x  "
           f"({lint / bare_torch:.2f}x the torch-only parse; {found} findings)")
 
+    if args.project:
+        project_measures(files, bare)
     if not args.skip_torchfix:
         python = args.torchfix_python
         if python is None and importlib.util.find_spec("torchfix") is not None:

@@ -7,6 +7,7 @@ Positions are computed only for files that have findings, and only for the nodes
 from __future__ import annotations
 
 import ast
+import gc
 import re
 import sys
 import threading
@@ -141,10 +142,19 @@ def run_with_deep_stack(function: Callable[..., T], *args: object) -> T:
     outcome: list = []
 
     def target() -> None:
+        # No cyclic garbage collection while one file is parsed and analysed: a full collection walks every node
+        # of the (large, acyclic, still alive) tree, and the analysis allocates enough to set off many of them
+        # (measured: 1.4-1.5x a bare parse with them, 1.1x without). What the analysis makes in cycles is
+        # collected afterwards, as usual.
+        collecting = gc.isenabled()
+        gc.disable()
         try:
             outcome.append((True, function(*args)))
         except BaseException as error:  # noqa: BLE001 - handed back to the calling thread below
             outcome.append((False, error))
+        finally:
+            if collecting:
+                gc.enable()
 
     previous_limit = sys.getrecursionlimit()
     previous_size = threading.stack_size(_DEEP_STACK_BYTES)
@@ -215,7 +225,7 @@ def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
     ``check_syntax`` is false (flake8 reports syntax errors itself). ``# noqa`` comments are not applied here
     (the flake8 plugin leaves them to flake8); ``skip-file`` is.
     """
-    if not _may_have_findings(text, codes, context):
+    if not _may_have_findings(text, codes, context, filename):
         if check_syntax:
             check_parses(text)
         return Analysis()
@@ -228,13 +238,15 @@ def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
 def analyse_on_this_thread(text: str, filename: str, codes: Collection[str] | None = None,
                            style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None) -> Analysis:
     """``analyse_text`` for a caller already on the deep-stack thread (``run_with_deep_stack``)."""
-    if not _may_have_findings(text, codes, context):
+    if not _may_have_findings(text, codes, context, filename):
         return Analysis()
     return _analyse_module_text(text, filename, codes, style, context)
 
 
-def _may_have_findings(text: str, codes: Collection[str] | None, context: LintContext | None) -> bool:
-    in_project = context is not None and context.project is not None
+def _may_have_findings(text: str, codes: Collection[str] | None, context: LintContext | None,
+                       filename: str | None = None) -> bool:
+    in_project = (context is not None and context.project is not None
+                  and (filename is None or context.project.contains(filename)))
     return could_have_findings(text, in_project) and not skips_file(text) and (codes is None or bool(codes))
 
 

@@ -14,6 +14,7 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .analysis.models import builtin_models
@@ -78,7 +79,13 @@ class Linter:
     settings: Settings
     context: LintContext
     cache: Cache | None
-    facts: str
+
+    @cached_property
+    def facts(self) -> str:
+        """A digest of the project facts, worked out when first needed (not at all for files outside it)."""
+        project = self.context.project
+        assert project is not None
+        return digest(repr(project.facts()))
 
     @classmethod
     def for_settings(cls, settings: Settings, cache_dir: Path | None, use_cache: bool = True,
@@ -91,7 +98,7 @@ class Linter:
             cache = Cache.open(folder, settings_key(settings.fix_style.value, sorted(settings.models.items()),
                                                     list(settings.src)))
         project = Project.at(settings.root, settings.src, models, cache, settings.exclude, facts)
-        return cls(settings, LintContext(models, project), cache, digest(repr(project.facts())))
+        return cls(settings, LintContext(models, project), cache)
 
     def cached(self, path: str, text: str, edits: bool) -> FileResult | None:
         """A file's result from the cache, when its text, the project facts and every summary it used are
@@ -146,26 +153,32 @@ class Linter:
 
 def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: int) -> list[FileResult]:
     """The results of ``(path, text)`` pairs, in their order; ``jobs`` > 1 analyses in worker processes."""
-    if jobs <= 1 or len(files) < _PARALLEL_AT_LEAST:
-        return [linter.result(path, text, edits) for path, text in files]
-    results: list[FileResult | None] = [linter.cached(path, text, edits) for path, text in files]
-    pending = [index for index, result in enumerate(results) if result is None]
-    if len(pending) < _PARALLEL_AT_LEAST:
-        for index in pending:
-            results[index] = linter.result(*files[index], edits)
-        return results  # type: ignore[return-value]
     project = linter.context.project
     assert project is not None
+    results: list[FileResult | None] = [linter.cached(path, text, edits) for path, text in files]
+    pending = [index for index, result in enumerate(results) if result is None]
+    # imported modules first: their summaries, made while linting them, are there for their importers
+    inside = [index for index in pending if project.contains(files[index][0])]
+    levels = [[inside[i] for i in level]
+              for level in project.levels([Path(files[index][0]).resolve() for index in inside])]
+    outside = sorted(set(pending) - set(inside))
+    if outside:  # files outside the project are linted on their own, in any order
+        levels.append(outside)
+    if jobs <= 1 or len(pending) < _PARALLEL_AT_LEAST:
+        for index in (index for level in levels for index in level):
+            results[index] = linter.result(*files[index], edits)
+        return results  # type: ignore[return-value]
     context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
     cache_folder = linter.cache.root if linter.cache is not None else None
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
                              initargs=(linter.settings, cache_folder, linter.cache is not None,
                                        project.facts())) as pool:
-        chunk = max(1, len(pending) // (jobs * 4))
-        answers = pool.map(_lint_in_worker, [(files[index][0], files[index][1], edits) for index in pending],
-                           chunksize=chunk)
-        for index, data in zip(pending, answers):
-            results[index] = FileResult.from_data(data)
+        for level in levels:  # a level's summaries reach the next level's workers through the cache
+            chunk = max(1, len(level) // (jobs * 4))
+            answers = pool.map(_lint_in_worker, [(files[index][0], files[index][1], edits) for index in level],
+                               chunksize=chunk)
+            for index, data in zip(level, answers):
+                results[index] = FileResult.from_data(data)
     return results  # type: ignore[return-value]
 
 

@@ -99,3 +99,26 @@ def test_modules_in_an_import_cycle_see_each_other_as_unknown_whichever_is_read_
 def test_a_module_that_does_not_parse_has_no_summary():
     project = Project.at(PROJECTS / "broken")
     assert project.summary_of((PROJECTS / "broken" / "bad.py").resolve()) is None
+
+
+def test_levels_put_imported_modules_first_and_explore_a_dense_import_graph_once(tmp_path):
+    # module i imports every module before it: 2**40 paths through the graph, 40 levels of one file each
+    count = 40
+    for i in range(count):
+        imports = "".join(f"import m{j}\n" for j in range(i))
+        (tmp_path / f"m{i}.py").write_text(imports + "X = 1\n", encoding="utf-8")
+    project = Project.at(tmp_path)
+    paths = [(tmp_path / f"m{i}.py").resolve() for i in reversed(range(count))]
+    levels = project.levels(paths)
+    assert levels == [[count - 1 - i] for i in range(count)]
+
+
+def test_import_cycles_are_found_whatever_else_the_modules_import(tmp_path):
+    # a imports b (no cycle) then c; c imports a back: a and c are one cycle, b is on its own
+    (tmp_path / "a.py").write_text("import b\nimport c\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("X = 1\n", encoding="utf-8")
+    (tmp_path / "c.py").write_text("import a\n", encoding="utf-8")
+    project = Project.at(tmp_path)
+    a, b, c = ((tmp_path / name).resolve() for name in ("a.py", "b.py", "c.py"))
+    assert project.same_cycle(a, c) and project.same_cycle(c, a)
+    assert not project.same_cycle(a, b)

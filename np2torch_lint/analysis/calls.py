@@ -159,7 +159,11 @@ class CallsMixin:
             if move is not None and move.kind == "move":
                 # ``batch.cuda()``, ``x.to(device)``: only tensors (and modules) move; where the result is later
                 # used as a tensor, it is one on that device. Nothing else of ``batch`` is known.
-                return self._apply_model(node, f"torch.Tensor.{method}", move, args, Value(Kind.TENSOR))
+                # In ``torch.stack([image.to(device) for image in images])`` the items are tensors (stack takes
+                # nothing else), so a per-item move is one: it keeps the loop item, for NPT005.
+                stacked_item = self.stacking_call is not None and receiver.loop_item is not None
+                tensor = Value(Kind.TENSOR, loop_item=receiver.loop_item if stacked_item else None)
+                return self._apply_model(node, f"torch.Tensor.{method}", move, args, tensor)
         definition = receiver.definition
         if isinstance(definition, ClassInfo):
             found = definition.method(method)

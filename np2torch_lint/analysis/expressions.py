@@ -94,6 +94,9 @@ class ExpressionsMixin:
                 lowest = 0 if base.open_ended else -len(base.items)
                 if position is not None and lowest <= position < len(base.items):
                     result = base.items[position]
+        elif base.kind is Kind.UNKNOWN:
+            # ``planes[p]`` in a loop over ``p``: unknown, but each item's own (NPT005 follows it)
+            return base.but(loop_item=loop_item) if loop_item is not None else base
         elif base.kind is Kind.INSTANCE and base.qualname:
             model = self.models.call(base.qualname + ".__getitem__")
             return UNKNOWN if model is None else self._apply_model(None, base.qualname + ".__getitem__", model,

@@ -157,6 +157,9 @@ class SummariesMixin:
         self._class_attributes_known(info)
         value = info.attribute(attribute)
         if value is not None:
+            if owner.kind is Kind.NN_MODULE and value.kind is Kind.NN_MODULE and value.on_accelerator is False:
+                # a submodule moves with its module (``model.to(device)``), which may have been moved anywhere
+                return value.but(on_accelerator=None)
             return value
         method = info.method(attribute)
         if method is not None:

@@ -92,7 +92,7 @@ class Cache:
             descriptor, temporary = tempfile.mkstemp(dir=self.folder, prefix=".entry-", suffix=".tmp")
             try:
                 with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-                    json.dump(entry, stream, separators=(",", ":"))
+                    stream.write(json.dumps(entry, separators=(",", ":")))  # dumps uses the C encoder; dump does not
                 os.replace(temporary, target)
             except BaseException:
                 if os.path.exists(temporary):

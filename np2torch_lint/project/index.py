@@ -27,8 +27,9 @@ from ..files import SourceError, read_source
 from .cache import Cache, digest
 from .modules import ModuleFiles, absolute_module, imported_modules, strongly_connected
 
-#: files whose text says this may change torch's default dtype; confirmed by analysing them
-_SETS_DEFAULT = re.compile(r"\bset_default_(?:dtype|tensor_type)\b")
+#: files whose text calls a setter of torch's default dtype (a definition of one is not a call); confirmed by
+#: analysing them
+_SETS_DEFAULT = re.compile(r"(?<!def )\bset_default_(?:dtype|tensor_type)\s*\(")
 
 
 @dataclass(frozen=True)
@@ -46,9 +47,17 @@ class ProjectFacts:
 @dataclass
 class ModuleSummary:
     path: Path
-    names: dict[str, Value]
+    #: the summary as data (``analysis.exported``); ``names`` reads it when first asked
+    data: dict
     #: a digest of the summary's data: results that used it stay right while it stays the same
     digest: str
+    _names: dict[str, Value] | None = None
+
+    @property
+    def names(self) -> dict[str, Value]:
+        if self._names is None:
+            self._names = decode_names(self.data)
+        return self._names
 
 
 @dataclass
@@ -130,6 +139,32 @@ class Project:
                     targets.append(target)
                     pending.append(target)
 
+    def levels(self, paths: list[Path]) -> list[list[int]]:
+        """The positions of ``paths`` in levels: a file comes after the files among them that it imports (files of
+        one import cycle share a level), so that linting level by level finds every summary already made."""
+        wanted = {path: index for index, path in enumerate(paths)}
+        level: dict[Path, int] = {}
+        started: set[Path] = set()  # a file reached again by another path is explored once (diamonds are common)
+        for start in paths:
+            self.component(start)
+            work = [(start, False)]
+            while work:
+                path, expanded = work.pop()
+                if path in level or (not expanded and path in started):
+                    continue
+                deps = [target for target in self._graph.get(path, ()) if target in wanted
+                        and self._components.get(target) != self._components.get(path)]
+                if not expanded:
+                    started.add(path)
+                    work.append((path, True))
+                    work.extend((dep, False) for dep in deps if dep not in level)
+                    continue
+                level[path] = 1 + max((level.get(dep, 0) for dep in deps), default=-1)
+        grouped: dict[int, list[int]] = {}
+        for path, index in wanted.items():
+            grouped.setdefault(level.get(path, 0), []).append(index)
+        return [sorted(grouped[key]) for key in sorted(grouped)]
+
     # -- summaries
 
     def summary_of(self, path: Path) -> ModuleSummary | None:
@@ -149,11 +184,12 @@ class Project:
     def remember(self, link: ModuleLink, exported: dict) -> ModuleSummary:
         """A module's summary, computed by analysing it (while linting it, or for an importer): kept, and cached
         when its text was read here, so that importers need not compute it again."""
-        summary = ModuleSummary(link.path, decode_names(exported), digest_of(exported))
+        summary = ModuleSummary(link.path, exported, digest_of(exported))
         self._summaries[link.path] = summary
         read = self._texts.get(link.path)
         if self.cache is not None and read is not None:
-            self.cache.update(link.path, read[1], summary=exported, summary_dependencies=link.dependencies)
+            self.cache.update(link.path, read[1], summary=exported, summary_digest=summary.digest,
+                              summary_dependencies=link.dependencies)
         return summary
 
     def dependencies_unchanged(self, dependencies: object) -> bool:
@@ -171,12 +207,14 @@ class Project:
         if self.cache is None or read is None:
             return None
         entry = self.cache.entry(path, read[1])
-        if entry is None or not isinstance(entry.get("summary"), dict):
+        if entry is None or not isinstance(entry.get("summary"), dict) or not isinstance(
+                entry.get("summary_digest"), str):
             return None
+        if digest_of(entry["summary"]) != entry["summary_digest"]:
+            return None  # damaged in a way JSON does not show: not trusted
         if not self.dependencies_unchanged(entry.get("summary_dependencies")):
             return None
-        exported = entry["summary"]
-        return ModuleSummary(path, decode_names(exported), digest_of(exported))
+        return ModuleSummary(path, entry["summary"], entry["summary_digest"])
 
     def _computed_summary(self, path: Path) -> ModuleSummary | None:
         from ..engine import parse  # the engine imports this module
@@ -201,6 +239,8 @@ class Project:
         if self._facts is None:
             changed = []
             for path in sorted(self._all_files()):
+                if path.suffix == ".pyi":
+                    continue  # a stub never runs
                 read = self.text_of(path)
                 if read is not None and _SETS_DEFAULT.search(read[0]) and self._changes_default_dtype(path, read):
                     changed.append(_relative(path, self.root))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(.*)|import[ \t]+(.*))$", re.MULTILINE)
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
@@ -107,37 +108,36 @@ def imported_modules(text: str, module: str | None, is_package: bool) -> list[st
 def strongly_connected(graph: dict[Path, list[Path]], start: Path, components: dict[Path, Path]) -> None:
     """Tarjan's algorithm, without recursion, over what ``start`` reaches; each node of a new component gets the
     component's root in ``components`` (nodes already there keep theirs: a component is complete once found)."""
-    index: dict[Path, int] = {}
-    low: dict[Path, int] = {}
-    on_stack: set[Path] = set()
-    stack: list[Path] = []
-    counter = 0
-    work = [(start, 0)]
+    if start in components:
+        return
+    index: dict[Path, int] = {start: 0}
+    low: dict[Path, int] = {start: 0}
+    stack: list[Path] = [start]
+    on_stack: set[Path] = {start}
+    # each node on the work stack keeps one iterator over its successors, resumed after each child is done
+    work: list[tuple[Path, Iterator[Path]]] = [(start, iter(graph.get(start, ())))]
     while work:
-        node, child = work.pop()
-        if child == 0:
-            if node in components or node in index:
-                continue
-            index[node] = low[node] = counter
-            counter += 1
-            stack.append(node)
-            on_stack.add(node)
-        children = [c for c in graph.get(node, []) if c not in components]
-        if child < len(children):
-            work.append((node, child + 1))
-            successor = children[child]
+        node, successors = work[-1]
+        for successor in successors:
+            if successor in components:
+                continue  # its component is complete (found earlier): no cycle through it reaches back here
             if successor not in index:
-                work.append((successor, 0))
-            elif successor in on_stack:
-                low[node] = min(low[node], index[successor])
-            continue
-        for successor in children:
+                index[successor] = low[successor] = len(index)
+                stack.append(successor)
+                on_stack.add(successor)
+                work.append((successor, iter(graph.get(successor, ()))))
+                break
             if successor in on_stack:
-                low[node] = min(low[node], low[successor])
-        if low[node] == index[node]:
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                components[member] = node
-                if member == node:
-                    break
+                low[node] = min(low[node], index[successor])
+        else:
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    components[member] = node
+                    if member == node:
+                        break
