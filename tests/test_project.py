@@ -122,3 +122,22 @@ def test_import_cycles_are_found_whatever_else_the_modules_import(tmp_path):
     a, b, c = ((tmp_path / name).resolve() for name in ("a.py", "b.py", "c.py"))
     assert project.same_cycle(a, c) and project.same_cycle(c, a)
     assert not project.same_cycle(a, b)
+
+
+def test_a_class_whose_methods_return_its_instances_is_summarised_once_and_followed_through_any_chain(tmp_path):
+    # every nn.Module method like .to/.cuda/.train returns self: written out in place, each level of such a
+    # class multiplies the summary by the number of its methods
+    methods = "".join(f"    def step{i}(self):\n        return self\n\n" for i in range(60))
+    (tmp_path / "nets.py").write_text(
+        "import torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.head = nn.Linear(3, 3)\n\n" + methods, encoding="utf-8")
+    user = tmp_path / "export.py"
+    user.write_text("from nets import Net\n\nnet = Net()\n"
+                    "weights = net.step1().step2().step3().step4().step5().step6().head.weight.numpy()  # NPT001\n",
+                    encoding="utf-8")
+    project = Project.at(tmp_path)
+    summary = project.summary_of((tmp_path / "nets.py").resolve())
+    assert summary is not None and len(repr(summary.data)) < 20_000
+    context = LintContext(project=project)
+    found = Counter((d.line, d.code) for d in lint_text(user.read_text(encoding="utf-8"), str(user), context=context))
+    assert found == expected(user)

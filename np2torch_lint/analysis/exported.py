@@ -17,145 +17,181 @@ _KINDS = {kind.value: kind for kind in Kind}
 _FLAGS = ("requires_grad", "on_accelerator", "has_params")
 
 
+#: the key of the table of classes in a summary (not an identifier: no module-level name can take it)
+CLASSES = "<classes>"
+
+
 def encode_names(names: dict[str, Value]) -> dict[str, object]:
     """The summary of a module from the values its scope holds at the end."""
-    encoded = {}
+    encoder = _Encoder()
+    encoded: dict[str, object] = {}
     for name, value in names.items():
-        data = encode(value)
+        data = encoder.value(value)
         if data is not None:
             encoded[name] = data
+    if encoder.classes:
+        encoded[CLASSES] = encoder.classes
     return encoded
 
 
-def encode(value: Value, depth: int = 0) -> dict | None:
-    kind = value.kind
-    if depth > MAX_DEPTH or kind is Kind.UNKNOWN or kind is Kind.LOCAL:
-        return None
-    data: dict[str, object] = {"k": kind.value}
-    if value.qualname:
-        data["q"] = value.qualname
-    if value.literal is not None and kind in (Kind.STRING, Kind.NUMBER):
-        data["l"] = value.literal
-    if value.dtype:
-        data["d"] = value.dtype
-    if value.float64_by_default:
-        data["f64"] = True
-    for flag in _FLAGS:
-        if getattr(value, flag) is not None:
-            data[flag] = getattr(value, flag)
-    if value.element is not None:
-        element = encode(value.element, depth + 1)
-        if element is not None:
-            data["e"] = element
-    if value.items is not None:
-        data["i"] = [encode(item, depth + 1) for item in value.items]
-        if value.open_ended:
-            data["open"] = True
-    definition = value.definition
-    if isinstance(definition, FunctionInfo):
-        data["fn"] = _encode_function(definition, depth)
-    elif isinstance(definition, ClassInfo):
-        data["cls"] = _encode_class(definition, depth)
-    return data
+class _Encoder:
+    """Values as data. Each class is written once, in the table of classes, and referred to by its position
+    there (``"c"``): a class's methods often return instances of it (``to``, ``cuda``, ``train`` of every
+    ``nn.Module``), which written out in place would grow as the number of methods to the power of the depth."""
 
+    def __init__(self) -> None:
+        self.classes: list[dict] = []
+        self._positions: dict[int, int] = {}
+        self._keep: list[ClassInfo] = []  # keeps each id() in _positions meaning one class
 
-def _encode_function(info: FunctionInfo, depth: int) -> dict:
-    """What a function returns for unknown arguments (``r``) and, when it has defaults, for a call that leaves
-    every defaulted parameter to its default (``rd``); with its positional parameters (``p``) and the defaulted
-    ones (``dp``), so that a caller can tell which applies."""
-    if info.opaque:
-        return {}
-    data: dict[str, object] = {"role": info.role}
-    returns = encode(info.returns_for_another_module(), depth + 1)
-    if returns is not None:
-        data["r"] = returns
-    if info.node is not None and info.defaults and info.defaults_returns is not None:
-        with_defaults = encode(info.defaults_returns, depth + 1)
-        if with_defaults is not None and with_defaults != returns:
-            params = info.node.params
-            data["rd"] = with_defaults
-            data["p"] = [param.name.value for param in (*params.posonly_params, *params.params)]
-            data["dp"] = sorted(info.defaults)
-    elif info.node is None and info.defaults_returns is not None:  # passed on from another module's summary
-        data.update({"rd": encode(info.defaults_returns, depth + 1), "p": list(info.positional_names),
-                     "dp": sorted(info.defaulted_names)})
-    return data
+    def value(self, value: Value, depth: int = 0) -> dict | None:
+        kind = value.kind
+        if depth > MAX_DEPTH or kind is Kind.UNKNOWN or kind is Kind.LOCAL:
+            return None
+        data: dict[str, object] = {"k": kind.value}
+        if value.qualname:
+            data["q"] = value.qualname
+        if value.literal is not None and kind in (Kind.STRING, Kind.NUMBER):
+            data["l"] = value.literal
+        if value.dtype:
+            data["d"] = value.dtype
+        if value.float64_by_default:
+            data["f64"] = True
+        for flag in _FLAGS:
+            if getattr(value, flag) is not None:
+                data[flag] = getattr(value, flag)
+        if value.element is not None:
+            element = self.value(value.element, depth + 1)
+            if element is not None:
+                data["e"] = element
+        if value.items is not None:
+            data["i"] = [self.value(item, depth + 1) for item in value.items]
+            if value.open_ended:
+                data["open"] = True
+        definition = value.definition
+        if isinstance(definition, FunctionInfo):
+            data["fn"] = self.function(definition, depth)
+        elif isinstance(definition, ClassInfo):
+            data["c"] = self.class_position(definition)
+        return data
 
+    def function(self, info: FunctionInfo, depth: int) -> dict:
+        """What a function returns for unknown arguments (``r``) and, when it has defaults, for a call that
+        leaves every defaulted parameter to its default (``rd``); with its positional parameters (``p``) and the
+        defaulted ones (``dp``), so that a caller can tell which applies."""
+        if info.opaque:
+            return {}
+        data: dict[str, object] = {"role": info.role}
+        returns = self.value(info.returns_for_another_module(), depth + 1)
+        if returns is not None:
+            data["r"] = returns
+        if info.node is not None and info.defaults and info.defaults_returns is not None:
+            with_defaults = self.value(info.defaults_returns, depth + 1)
+            if with_defaults is not None and with_defaults != returns:
+                params = info.node.params
+                data["rd"] = with_defaults
+                data["p"] = [param.name.value for param in (*params.posonly_params, *params.params)]
+                data["dp"] = sorted(info.defaults)
+        elif info.node is None and info.defaults_returns is not None:  # passed on from another module's summary
+            data.update({"rd": self.value(info.defaults_returns, depth + 1), "p": list(info.positional_names),
+                         "dp": sorted(info.defaulted_names)})
+        return data
 
-def _encode_class(info: ClassInfo, depth: int) -> dict:
-    """A class with what its bases give folded in (own definitions first), so readers need no lineage."""
-    attributes: dict[str, object] = {}
-    methods: dict[str, object] = {}
-    names: dict[str, object] = {}
-    for each in info.lineage():
-        for name, value in each.attributes.items():
-            if name not in attributes:
-                attributes[name] = encode(value, depth + 1)
-        for name, method in each.methods.items():
-            if name not in methods:
-                methods[name] = _encode_function(method, depth + 1)
-        for name, value in each.class_names.items():
-            if name not in names:
-                names[name] = encode(value, depth + 1)
-    return {"nn": any(each.is_nn_module for each in info.lineage()), "base": info.library_bases(),
+    def class_position(self, info: ClassInfo) -> int:
+        """A class's position in the table, written there on first use, with what its bases give folded in (own
+        definitions first), so readers need no lineage."""
+        position = self._positions.get(id(info))
+        if position is not None:
+            return position
+        position = self._positions[id(info)] = len(self.classes)
+        self._keep.append(info)
+        self.classes.append({})  # taken before the class is written: it may refer to itself
+        attributes: dict[str, object] = {}
+        methods: dict[str, object] = {}
+        names: dict[str, object] = {}
+        for each in info.lineage():
+            for name, value in each.attributes.items():
+                if name not in attributes:
+                    attributes[name] = self.value(value, 1)
+            for name, method in each.methods.items():
+                if name not in methods:
+                    methods[name] = self.function(method, 1)
+            for name, value in each.class_names.items():
+                if name not in names:
+                    names[name] = self.value(value, 1)
+        self.classes[position] = {
+            "nn": any(each.is_nn_module for each in info.lineage()), "base": info.library_bases(),
             "attrs": {k: v for k, v in attributes.items() if v is not None}, "methods": methods,
             "names": {k: v for k, v in names.items() if v is not None}}
+        return position
 
 
 def decode_names(data: dict) -> dict[str, Value]:
-    return {name: decode(value) for name, value in data.items() if isinstance(value, dict)}
+    """A module's names back from its summary; malformed data (a foreign or damaged cache) gives unknown."""
+    table = data.get(CLASSES)
+    decoder = _Decoder(table if isinstance(table, list) else [])
+    return {name: decoder.value(value) for name, value in data.items()
+            if name != CLASSES and isinstance(value, dict)}
 
 
-def decode(data: dict) -> Value:
-    """A value back from its summary; malformed data (a foreign or damaged cache) gives unknown."""
-    try:
-        return _decode(data)
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return UNKNOWN
+class _Decoder:
+    def __init__(self, table: list) -> None:
+        self.table = table
+        self.classes: dict[int, ClassInfo] = {}
 
+    def value(self, data: dict) -> Value:
+        try:
+            return self._value(data)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            return UNKNOWN
 
-def _decode(data: dict) -> Value:
-    kind = _KINDS[data["k"]]
-    definition: object | None = None
-    if "fn" in data:
-        definition = _decode_function(data["fn"])
-    elif "cls" in data:
-        definition = _decode_class(data["cls"])
-    items = data.get("i")
-    return Value(
-        kind,
-        qualname=data.get("q"),
-        literal=data.get("l"),
-        dtype=data.get("d"),
-        float64_by_default=bool(data.get("f64", False)),
-        requires_grad=data.get("requires_grad"),
-        on_accelerator=data.get("on_accelerator"),
-        has_params=data.get("has_params"),
-        element=_decode(data["e"]) if "e" in data else None,
-        items=None if items is None else tuple(decode(item) if item else UNKNOWN for item in items),
-        open_ended=bool(data.get("open", False)),
-        definition=definition,
-    )
+    def _value(self, data: dict) -> Value:
+        kind = _KINDS[data["k"]]
+        definition: object | None = None
+        if "fn" in data:
+            definition = self.function(data["fn"])
+        elif "c" in data:
+            definition = self.class_at(data["c"])
+        items = data.get("i")
+        return Value(
+            kind,
+            qualname=data.get("q"),
+            literal=data.get("l"),
+            dtype=data.get("d"),
+            float64_by_default=bool(data.get("f64", False)),
+            requires_grad=data.get("requires_grad"),
+            on_accelerator=data.get("on_accelerator"),
+            has_params=data.get("has_params"),
+            element=self._value(data["e"]) if "e" in data else None,
+            items=None if items is None else tuple(self.value(item) if item else UNKNOWN for item in items),
+            open_ended=bool(data.get("open", False)),
+            definition=definition,
+        )
 
+    def function(self, data: dict) -> FunctionInfo:
+        info = FunctionInfo(None, None, role=str(data.get("role", "function")), opaque="role" not in data)
+        info.generic_returns = self.value(data["r"]) if "r" in data else UNKNOWN
+        if "rd" in data:
+            info.defaults_returns = self.value(data["rd"])
+            info.positional_names = tuple(str(name) for name in data.get("p", ()))
+            info.defaulted_names = frozenset(str(name) for name in data.get("dp", ()))
+        return info
 
-def _decode_function(data: dict) -> FunctionInfo:
-    returns = decode(data["r"]) if "r" in data else UNKNOWN
-    info = FunctionInfo(None, None, role=str(data.get("role", "function")), opaque="role" not in data)
-    info.generic_returns = returns
-    if "rd" in data:
-        info.defaults_returns = decode(data["rd"])
-        info.positional_names = tuple(str(name) for name in data.get("p", ()))
-        info.defaulted_names = frozenset(str(name) for name in data.get("dp", ()))
-    return info
-
-
-def _decode_class(data: dict) -> ClassInfo:
-    info = ClassInfo(None, None, bool(data.get("nn")), [], data.get("base"))
-    info.attributes = decode_names(data.get("attrs", {}))
-    info.class_names = decode_names(data.get("names", {}))
-    for name, method in data.get("methods", {}).items():
-        function = _decode_function(method)
-        function.owner = info
-        info.methods[name] = function
-    info.attributes_collected = True
-    return info
+    def class_at(self, position: object) -> ClassInfo:
+        if not isinstance(position, int) or isinstance(position, bool) or position < 0:
+            raise ValueError(f"not a position in the table of classes: {position!r}")
+        if position in self.classes:
+            return self.classes[position]
+        data = self.table[position]
+        info = ClassInfo(None, None, bool(data.get("nn")), [], data.get("base"))
+        self.classes[position] = info  # before its members are read: they may refer to it
+        info.attributes = {name: self.value(value) for name, value in data.get("attrs", {}).items()
+                           if isinstance(value, dict)}
+        info.class_names = {name: self.value(value) for name, value in data.get("names", {}).items()
+                            if isinstance(value, dict)}
+        for name, method in data.get("methods", {}).items():
+            function = self.function(method)
+            function.owner = info
+            info.methods[name] = function
+        info.attributes_collected = True
+        return info

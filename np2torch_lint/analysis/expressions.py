@@ -13,6 +13,9 @@ from .numpy_semantics import numpy_arithmetic
 from .syntax import int_literal, is_copy_flag_test
 from .values import NONE, UNKNOWN, Kind, Value, either_all, join, join_all, member, ref
 
+#: longer string literals are not kept: docstrings and messages, never a device, dtype or key
+_LONGEST_USEFUL_STRING = 200
+
 
 class ExpressionsMixin:
     """Expressions: names, attributes, subscripts, operators, displays, lambdas."""
@@ -31,10 +34,17 @@ class ExpressionsMixin:
         return UNKNOWN
 
     def _simple_string(self, node: cst.SimpleString) -> Value:
-        try:
-            text = node.evaluated_value
-        except Exception:  # noqa: BLE001 - f-string-like or odd prefixes: the text does not matter then
-            text = None
+        prefix = node.prefix.lower()
+        raw = node.raw_value
+        if "b" in prefix or len(raw) > _LONGEST_USEFUL_STRING:
+            text = None  # bytes, or a docstring: no device, dtype or key is that long
+        elif "\\" not in raw or "r" in prefix:
+            text = raw  # the common case, without LibCST's literal_eval (a compile per string)
+        else:
+            try:
+                text = node.evaluated_value
+            except Exception:  # noqa: BLE001 - odd escapes: the text does not matter then
+                text = None
         return Value(Kind.STRING, literal=text if isinstance(text, str) else None)
 
     def _attribute(self, node: cst.Attribute) -> Value:

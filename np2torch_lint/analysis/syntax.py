@@ -34,11 +34,17 @@ def bool_literal_node(node: cst.BaseExpression | None) -> bool | None:
 
 def int_literal(node: cst.BaseExpression) -> int | None:
     if isinstance(node, cst.Integer):
-        return int(node.evaluated_value)
+        return _integer(node)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(
             node.expression, cst.Integer):
-        return -int(node.expression.evaluated_value)
+        return -_integer(node.expression)
     return None
+
+
+def _integer(node: cst.Integer) -> int:
+    # int(..., 0) reads every form of an integer literal (0x, 0o, 0b; underscores), without LibCST's
+    # evaluated_value, which compiles the text
+    return int(node.value, 0) if node.value[:2] not in ("00", "0_") else 0
 
 
 def dotted_name(node: cst.BaseExpression | None) -> str | None:

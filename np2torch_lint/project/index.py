@@ -183,7 +183,15 @@ class Project:
 
     def remember(self, link: ModuleLink, exported: dict) -> ModuleSummary:
         """A module's summary, computed by analysing it (while linting it, or for an importer): kept, and cached
-        when its text was read here, so that importers need not compute it again."""
+        when its text was read here, so that importers need not compute it again.
+
+        The first summary of a run stays: a module reached through an import the graph does not show (a package's
+        submodule read as an attribute, ``pkg.sub.f``) may be summarised for an importer while a module it imports
+        is still being summarised, and so know less than when it is linted later; the files that used the first
+        summary recorded its digest, and replacing it would make a warm run analyse them again."""
+        known = self._summaries.get(link.path)
+        if known is not None:
+            return known
         summary = ModuleSummary(link.path, exported, digest_of(exported))
         self._summaries[link.path] = summary
         read = self._texts.get(link.path)

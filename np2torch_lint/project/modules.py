@@ -22,7 +22,9 @@ class ModuleFiles:
     """Where modules are: a module name and the importing file's folder -> a path; cached per run."""
 
     src_roots: tuple[Path, ...]
-    _paths: dict[tuple[str, Path | None], Path | None] = field(default_factory=dict)
+    #: module -> its file under a source root; (module, importing folder) -> its file beside the importer
+    _in_roots: dict[str, Path | None] = field(default_factory=dict)
+    _in_folders: dict[tuple[str, Path], Path | None] = field(default_factory=dict)
     _tops: dict[tuple[str, Path | None], bool] = field(default_factory=dict)
 
     def module_of(self, path: Path) -> tuple[str, bool] | None:
@@ -42,20 +44,16 @@ class ModuleFiles:
         return None
 
     def path_of(self, module: str, folder: Path | None = None) -> Path | None:
-        """The file of a module (``a/b.py`` or ``a/b/__init__.py``) under a source root or ``folder``."""
+        """The file of a module (``a/b.py`` or ``a/b/__init__.py``) under a source root or else ``folder``."""
+        if module not in self._in_roots:
+            self._in_roots[module] = _module_file(module, self.src_roots)
+        found = self._in_roots[module]
+        if found is not None or folder is None or folder in self.src_roots:
+            return found
         key = (module, folder)
-        if key not in self._paths:
-            relative = Path(*module.split("."))
-            found = None
-            for root in self._roots(folder):
-                for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
-                    if candidate.is_file():
-                        found = candidate.resolve()
-                        break
-                if found is not None:
-                    break
-            self._paths[key] = found
-        return self._paths[key]
+        if key not in self._in_folders:
+            self._in_folders[key] = _module_file(module, (folder,))
+        return self._in_folders[key]
 
     def has_top(self, top: str, folder: Path | None = None) -> bool:
         """Whether a top-level name is a package or module of the project (one probe per name and folder)."""
@@ -67,6 +65,15 @@ class ModuleFiles:
 
     def _roots(self, folder: Path | None) -> tuple[Path, ...]:
         return self.src_roots if folder is None or folder in self.src_roots else (*self.src_roots, folder)
+
+
+def _module_file(module: str, roots: tuple[Path, ...]) -> Path | None:
+    relative = Path(*module.split("."))
+    for root in roots:
+        for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
+            if candidate.is_file():
+                return candidate.resolve()
+    return None
 
 
 def absolute_module(module: str | None, is_package: bool, level: int, name: str | None) -> str | None:
