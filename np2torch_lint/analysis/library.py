@@ -18,7 +18,9 @@ from .numpy_semantics import (
     literal_data_dtype,
     numpy_promoted,
     returns_array,
+    to_complex_result,
     to_float_result,
+    to_real_part,
 )
 from .torch_semantics import device_on_accelerator
 from .values import NONE, OTHER, UNKNOWN, Kind, Value, bool_literal, either_all
@@ -95,6 +97,12 @@ class LibraryMixin:
                 return source.but(kind=Kind.NDARRAY, items=None, element=None)
             return Value(Kind.NDARRAY, dtype=source.dtype if source is not None and source.kind is Kind.TENSOR
                          else None)
+        for name in ("complex-of", "real-of"):
+            if name in model.params:
+                source = self._model_source(model.params[name], args, receiver)
+                if source is None or not source.is_numpy:
+                    return UNKNOWN  # np.real(tensor) and friends: torch's own answer
+                return to_complex_result(source) if name == "complex-of" else to_real_part(source)
         for name in ("like", "float-of"):
             if name in model.params:
                 source = self._model_source(model.params[name], args, receiver)

@@ -57,6 +57,8 @@ PARAMS: dict[str, re.Pattern[str]] = {
     "like": re.compile(_ARGUMENT),  # kind and dtype of that argument (numpy sources only)
     "dtype-of": re.compile(_ARGUMENT),  # an ndarray whatever that argument is, with its dtype when known
     "float-of": re.compile(_ARGUMENT),  # floats keep their dtype, integers become float64
+    "complex-of": re.compile(_ARGUMENT),  # complex of that array's precision (np.fft)
+    "real-of": re.compile(_ARGUMENT),  # the real dtype of that array's precision (np.real, np.imag)
     "promote-items": re.compile(r"\d+"),  # NumPy's promotion over the items of that argument
     "from-data": re.compile(r"\d+"),  # ``np.array(data)``: a literal's, an array's or a sequence's dtype
     "fill": re.compile(r"\d+"),  # ``np.full(shape, fill)``: the fill value's dtype

@@ -99,6 +99,30 @@ def to_float_result(value: Value, *, reduction: bool) -> Value:
     return Value(kind)
 
 
+#: NumPy 2's FFTs keep single precision; integers, booleans and float64 give complex128
+_COMPLEX_OF = {"float16": "complex64", "float32": "complex64", "complex64": "complex64", "float64": "complex128",
+               "complex128": "complex128"}
+_REAL_OF = {"complex64": "float32", "complex128": "float64"}
+
+
+def to_complex_result(value: Value) -> Value:
+    """``np.fft.fft(a)``: a complex array of ``a``'s precision."""
+    dtype = "complex128" if is_integral(value.dtype) or value.dtype == "bool" else _COMPLEX_OF.get(value.dtype or "")
+    if dtype is None:
+        return Value(Kind.NDARRAY)
+    return value.but(kind=Kind.NDARRAY, dtype=dtype, items=None, float64_by_default=False,
+                     float64_origins=frozenset())
+
+
+def to_real_part(value: Value) -> Value:
+    """``np.real(a)``, ``np.imag(a)`` of a complex array: the real dtype of its precision; a real
+    array keeps its dtype."""
+    kind = Kind.NUMPY_VALUE if value.kind is Kind.NUMPY_VALUE else Kind.NDARRAY
+    if value.dtype is None:
+        return Value(kind)
+    return value.but(kind=kind, dtype=_REAL_OF.get(value.dtype, value.dtype), items=None)
+
+
 def numpy_source_dtype(source: Value) -> str | None:
     if source.is_numpy:
         return source.dtype
