@@ -45,6 +45,8 @@ class ModuleFiles:
 
     def path_of(self, module: str, folder: Path | None = None) -> Path | None:
         """The file of a module (``a/b.py`` or ``a/b/__init__.py``) under a source root or else ``folder``."""
+        if not self.has_top(module.partition(".")[0], folder):
+            return None  # another library's module (torch, numpy, ...): one probe for its top-level name
         if module not in self._in_roots:
             self._in_roots[module] = _module_file(module, self.src_roots)
         found = self._in_roots[module]
@@ -56,15 +58,18 @@ class ModuleFiles:
         return self._in_folders[key]
 
     def has_top(self, top: str, folder: Path | None = None) -> bool:
-        """Whether a top-level name is a package or module of the project (one probe per name and folder)."""
+        """Whether a top-level name is a package or module of the project: under a source root, or beside the
+        importing file (each probed once per name, and per folder)."""
+        if self._top_under(top, None):
+            return True
+        return folder is not None and folder not in self.src_roots and self._top_under(top, folder)
+
+    def _top_under(self, top: str, folder: Path | None) -> bool:
         key = (top, folder)
         if key not in self._tops:
-            self._tops[key] = any((root / top).is_dir() or (root / f"{top}.py").is_file()
-                                  for root in self._roots(folder))
+            roots = self.src_roots if folder is None else (folder,)
+            self._tops[key] = any((root / top).is_dir() or (root / f"{top}.py").is_file() for root in roots)
         return self._tops[key]
-
-    def _roots(self, folder: Path | None) -> tuple[Path, ...]:
-        return self.src_roots if folder is None or folder in self.src_roots else (*self.src_roots, folder)
 
 
 def _module_file(module: str, roots: tuple[Path, ...]) -> Path | None:
