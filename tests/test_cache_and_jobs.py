@@ -160,3 +160,24 @@ def test_one_file_passed_alone_is_linted_with_its_project_around_it(project):
     train_lines = [line for line in whole.stdout.decode().splitlines() if "train.py" in line]
     assert [line.replace("./", "") for line in train_lines] == alone.stdout.decode().splitlines()
     assert train_lines
+
+
+def test_a_submodule_reached_as_an_attribute_is_summarised_once_so_a_warm_run_analyses_nothing(tmp_path, analysed):
+    # main.py reaches pkg.sub through `import pkg` (the import scan sees only pkg), and sub imports main back:
+    # sub is summarised while main is linted, before its own turn; its findings must not be analysed again
+    root = tmp_path / "attribute"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "pkg" / "sub.py").write_text(
+        "import numpy as np\nimport torch\nfrom main import scale\n\n\n"
+        "def make():\n    return np.zeros(3) * scale()\n\n\nt = torch.tensor(make())\n", encoding="utf-8")
+    (root / "main.py").write_text(
+        "import numpy as np\nimport torch\nimport pkg\n\n\ndef scale():\n    return np.ones(3)\n\n\n"
+        "x = torch.tensor(pkg.sub.make())\n", encoding="utf-8")
+    cached = Performance(cache=True, cache_dir=tmp_path / "cache")
+    cold = findings(root, cached)
+    assert sorted(set(analysed)) == ["__init__.py", "main.py", "sub.py"]
+    analysed.clear()
+    assert findings(root, cached) == cold
+    assert analysed == []
