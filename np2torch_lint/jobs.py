@@ -100,17 +100,23 @@ class Linter:
         project = Project.at(settings.root, settings.src, models, cache, settings.exclude, facts)
         return cls(settings, LintContext(models, project), cache)
 
-    def cached(self, path: str, text: str, edits: bool) -> FileResult | None:
-        """A file's result from the cache, when its text, the project facts and every summary it used are
-        unchanged (and it has edits, if they are wanted)."""
+    def known(self, path: str, text: str) -> tuple[Path, str]:
+        """A file's resolved path and content digest, the key of its cache entry; the project keeps its text."""
         project = self.context.project
         assert project is not None
         resolved = Path(path).resolve()
         content = digest(text)
         project.knows_text(resolved, text, content)
+        return resolved, content
+
+    def cached(self, key: tuple[Path, str], edits: bool) -> FileResult | None:
+        """A file's result from the cache, when its text, the project facts and every summary it used are
+        unchanged (and it has edits, if they are wanted)."""
+        project = self.context.project
+        assert project is not None
         if self.cache is None:
             return None
-        entry = self.cache.entry(resolved, content)
+        entry = self.cache.entry(*key)
         cached = FileResult.from_data(entry.get("result")) if entry is not None else None
         if (cached is not None and cached.facts == self.facts and (cached.has_edits or not edits)
                 and project.dependencies_unchanged(cached.dependencies)):
@@ -119,12 +125,14 @@ class Linter:
 
     def result(self, path: str, text: str, edits: bool) -> FileResult:
         """One file's result: from the cache when it is still right, else analysed (and cached)."""
-        cached = self.cached(path, text, edits)
-        if cached is not None:
-            return cached
+        key = self.known(path, text)
+        return self.cached(key, edits) or self.analysed(path, text, key, edits)
+
+    def analysed(self, path: str, text: str, key: tuple[Path, str], edits: bool) -> FileResult:
+        """One file's result analysed now, and cached."""
         result = self._analysed(path, text, edits)
         if self.cache is not None:
-            self.cache.update(Path(path).resolve(), digest(text), result=result.as_data())
+            self.cache.update(*key, result=result.as_data())
         return result
 
     def _analysed(self, path: str, text: str, edits: bool) -> FileResult:
@@ -155,7 +163,8 @@ def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: 
     """The results of ``(path, text)`` pairs, in their order; ``jobs`` > 1 analyses in worker processes."""
     project = linter.context.project
     assert project is not None
-    results: list[FileResult | None] = [linter.cached(path, text, edits) for path, text in files]
+    keys = [linter.known(path, text) for path, text in files]
+    results: list[FileResult | None] = [linter.cached(key, edits) for key in keys]
     pending = [index for index, result in enumerate(results) if result is None]
     # imported modules first: their summaries, made while linting them, are there for their importers
     inside = [index for index in pending if project.contains(files[index][0])]
@@ -166,7 +175,7 @@ def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: 
         levels.append(outside)
     if jobs <= 1 or len(pending) < _PARALLEL_AT_LEAST:
         for index in (index for level in levels for index in level):
-            results[index] = linter.result(*files[index], edits)
+            results[index] = linter.analysed(*files[index], keys[index], edits)
         return results  # type: ignore[return-value]
     context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
     cache_folder = linter.cache.root if linter.cache is not None else None
@@ -192,8 +201,8 @@ def _start_worker(settings: Settings, cache_folder: Path | None, use_cache: bool
 
 def _lint_in_worker(job: tuple[str, str, bool]) -> dict:
     assert _worker is not None
-    path, text, edits = job
-    return _worker.result(path, text, edits).as_data()
+    path, text, edits = job  # the parent found no usable cached result for it
+    return _worker.analysed(path, text, _worker.known(path, text), edits).as_data()
 
 
 @dataclass
