@@ -4,14 +4,29 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 from np2torch_lint.edits import source_lines
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
+#: a trailing ``# NPT001`` (or ``# NPT001, NPT003``) marks the findings expected on a fixture's line
+EXPECTATION = re.compile(r"#\s*(NPT\d{3}(?:\s*,\s*NPT\d{3})*)\s*$")
+
+
+def expected_findings(path: Path) -> Counter:
+    """(line, code) -> how many findings the file's trailing comments expect there."""
+    expected: Counter = Counter()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        match = EXPECTATION.search(line)
+        if match:
+            for code in re.split(r"\s*,\s*", match.group(1)):
+                expected[(number, code)] += 1
+    return expected
 
 
 def run_command(*args: str, cwd: Path | None = None, stdin: bytes | None = None) -> subprocess.CompletedProcess:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from pathlib import Path
 
@@ -11,21 +10,10 @@ import pytest
 from np2torch_lint.cli import lint_paths
 from np2torch_lint.config import load_settings
 
-from helpers import FIXTURES, REPO, run_command
+from helpers import FIXTURES, REPO, expected_findings, run_command
 
 FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))  # one per rule
 ANALYSIS_FIXTURES = sorted((FIXTURES / "analysis").glob("*.py"))  # one per capability of the analysis
-EXPECTATION = re.compile(r"#\s*(NPT\d{3}(?:\s*,\s*NPT\d{3})*)\s*$")
-
-
-def expected_findings(path: Path) -> Counter:
-    expected: Counter = Counter()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        match = EXPECTATION.search(line)
-        if match:
-            for code in re.split(r"\s*,\s*", match.group(1)):
-                expected[(number, code)] += 1
-    return expected
 
 
 def test_there_is_a_fixture_for_every_rule():

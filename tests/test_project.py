@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from pathlib import Path
 
@@ -12,22 +11,11 @@ from np2torch_lint.engine import LintContext, analyse_text, lint_text
 from np2torch_lint.files import read_source
 from np2torch_lint.project import Project
 
-from helpers import REPO
+from helpers import REPO, expected_findings
 
 PROJECTS = REPO / "tests" / "data" / "projects"
-EXPECTATION = re.compile(r"#\s*(NPT\d{3}(?:\s*,\s*NPT\d{3})*)\s*$")
 CASES = [("relative", "pkg/train.py"), ("srclayout", "scripts/run.py"), ("buffers", "sample_check.py"),
          ("defaults", "load_data.py"), ("cycle", "a.py"), ("broken", "good.py")]
-
-
-def expected(path: Path) -> Counter:
-    found: Counter = Counter()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        match = EXPECTATION.search(line)
-        if match:
-            for code in re.split(r"\s*,\s*", match.group(1)):
-                found[(number, code)] += 1
-    return found
 
 
 def lint_in_project(root: Path, relative: str) -> list:
@@ -40,14 +28,14 @@ def lint_in_project(root: Path, relative: str) -> list:
 def test_findings_that_need_other_modules_match_the_expectations(project: str, relative: str):
     root = PROJECTS / project
     found = Counter((d.line, d.code) for d in lint_in_project(root, relative))
-    assert found == expected(root / relative)
+    assert found == expected_findings(root / relative)
 
 
 @pytest.mark.parametrize(("project", "relative"), [case for case in CASES if case[0] not in ("broken", "cycle")])
 def test_without_the_project_the_same_file_misses_what_other_modules_say(project: str, relative: str):
     path = PROJECTS / project / relative
     alone = Counter((d.line, d.code) for d in lint_text(read_source(str(path)).text, str(path)))
-    assert alone != expected(path)
+    assert alone != expected_findings(path)
 
 
 def test_a_legacy_constructor_fix_is_unsafe_where_another_module_sets_the_default_tensor_type():
@@ -140,4 +128,4 @@ def test_a_class_whose_methods_return_its_instances_is_summarised_once_and_follo
     assert summary is not None and len(repr(summary.data)) < 20_000
     context = LintContext(project=project)
     found = Counter((d.line, d.code) for d in lint_text(user.read_text(encoding="utf-8"), str(user), context=context))
-    assert found == expected(user)
+    assert found == expected_findings(user)
