@@ -23,14 +23,23 @@ def write_atomically(path: str, data: bytes) -> None:
     mode = stat.S_IMODE(os.stat(path).st_mode)
     if not mode & stat.S_IWUSR:
         raise OSError(f"{path} is read-only")
+    replace_file(path, data, f"{TEMPORARY_PREFIX}{os.getpid()}-", durable=True, mode=mode)
+
+
+def replace_file(path: str | os.PathLike[str], data: bytes, prefix: str, *, durable: bool = False,
+                 mode: int | None = None) -> None:
+    """Write ``data`` to a temporary file (named ``prefix...tmp``) beside ``path`` and rename it over ``path``;
+    the temporary file is removed when anything fails. ``durable``: on disk before the rename."""
     folder = os.path.dirname(os.path.abspath(path))
-    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f"{TEMPORARY_PREFIX}{os.getpid()}-", suffix=".tmp")
+    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
     try:
         with os.fdopen(descriptor, "wb") as stream:
             stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
+            if durable:
+                stream.flush()
+                os.fsync(stream.fileno())
+        if mode is not None:
+            os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from .. import __version__
+from ..writing import replace_file
 
 FORMAT = 2
 _GITIGNORE = "# written by np2torch-lint: its cache is never committed\n*\n"
@@ -88,15 +87,7 @@ class Cache:
         if not self.writable:
             return
         target = self._file(path)
-        try:
-            descriptor, temporary = tempfile.mkstemp(dir=self.folder, prefix=".entry-", suffix=".tmp")
-            try:
-                with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-                    stream.write(json.dumps(entry, separators=(",", ":")))  # dumps uses the C encoder; dump does not
-                os.replace(temporary, target)
-            except BaseException:
-                if os.path.exists(temporary):
-                    os.unlink(temporary)
-                raise
+        try:  # dumps uses the C encoder; dump does not
+            replace_file(target, json.dumps(entry, separators=(",", ":")).encode("utf-8"), ".entry-")
         except OSError:
             self.writable = False  # the folder went read-only, or the disk is full: keep going without writing
