@@ -195,3 +195,21 @@ def test_specs_read_as_documented():
     step = parse_spec("tuple(ndarray[uint8], number, ...)")
     assert step.open_ended and [item.kind for item in step.items] == ["ndarray", "number"]
     assert parse_spec("instance(gymnasium.Env)").of == "gymnasium.Env"
+
+
+def test_a_row_chosen_by_a_string_argument_applies_only_to_that_string():
+    def step_reward(call: str) -> Kind:
+        source = f"import envpool\nimport numpy as np\n_, RESULT, *rest = {call}.step(np.zeros(2))\n"
+        analyzer = Analyzer()
+        analyzer.analyze(cst.parse_module(source))
+        return analyzer.module_scope.names["RESULT"].kind
+
+    assert step_reward('envpool.make("Pong-v5", env_type="gym")') is Kind.NDARRAY
+    assert step_reward('envpool.make("Pong-v5", "gymnasium")') is Kind.NDARRAY
+    assert step_reward('envpool.make("Pong-v5", env_type="dm")') is Kind.UNKNOWN
+    assert step_reward('envpool.make("Pong-v5", env_type=kind)') is Kind.UNKNOWN
+
+
+def test_a_malformed_row_name_chosen_by_an_argument_is_refused():
+    with pytest.raises(ModelError, match="chosen by an argument"):
+        builtin_models().with_rows({"mylib.make[env_type]": "ndarray"}, "pyproject.toml")

@@ -75,7 +75,7 @@ class CallsMixin:
         if kind is Kind.FUNCTION and isinstance(definition, FunctionInfo):
             return self._call_function(definition, args)
         if kind is Kind.CLASS and isinstance(definition, ClassInfo):
-            return self._call_class(definition)
+            return self._call_class(definition, args)
         if isinstance(definition, ClassInfo):  # an object of a class of this file
             return self._call_instance(callee, definition, args)
         if kind is Kind.NN_MODULE:
@@ -98,6 +98,8 @@ class CallsMixin:
             return Value(Kind.SEQUENCE, element=Value(Kind.SEQUENCE, items=(index, self._element_of(first))))
         if name == "range":
             return Value(Kind.SEQUENCE, element=Value(Kind.NUMBER, dtype="int"))
+        if name == "super":
+            return self._super_object(args)
         if name in ("len", "int", "float", "bool", "str", "repr", "print", "isinstance", "hash", "id"):
             return Value(Kind.NUMBER, dtype={"float": "float", "bool": "bool"}.get(name, "int"))
         return UNKNOWN
@@ -141,6 +143,10 @@ class CallsMixin:
         if qualname.startswith("builtins."):
             return self._call_builtin(qualname[len("builtins."):], args)
         model = self.models.call(qualname)
+        selectors = self.models.selectors.get(qualname)
+        if selectors:  # ``envpool.make(task, env_type="gym")``: the row for that string
+            model = next((s.model for s in selectors if _string_argument(args, s.name, s.position) == s.literal),
+                         model)
         result = UNKNOWN if model is None else self._apply_model(node, qualname, model, args)
         return self._numpy_call_layout(node, qualname, args, result) if qualname.startswith("numpy.") else result
 
@@ -218,6 +224,13 @@ _CLASS_OF_KIND = {
 }
 #: model kinds that change their receiver in place (``t.requires_grad_()``, ``model.cuda()``).
 _IN_PLACE_KINDS = frozenset({"requires-grad", "move-module"})
+
+
+def _string_argument(args: Args, name: str, position: int | None) -> str | None:
+    given = args.keywords.get(name)
+    if given is None and position is not None and len(args.positional) > position:
+        given = args.positional[position]
+    return given.literal if given is not None and given.kind is Kind.STRING else None
 
 
 def class_of(value: Value) -> str | None:

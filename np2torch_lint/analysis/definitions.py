@@ -69,7 +69,8 @@ class ClassInfo:
     scope: Scope | None  # around the class statement
     is_nn_module: bool
     bases: list[ClassInfo]
-    #: a library base class (``torch.nn.Linear``): where parameters not set in the file come from.
+    #: a library base class (``torch.nn.Linear``, ``gym.Wrapper``): where parameters not set in the file come from,
+    #: and the rows of the methods not defined in the file.
     library_base: str | None
     methods: dict[str, FunctionInfo] = field(default_factory=dict)
     #: ``self.x = ...`` in any method, joined; and names bound in the class body.
@@ -111,7 +112,7 @@ class ClassInfo:
         if self.is_nn_module:
             return Value(Kind.NN_MODULE, qualname=self.library_bases(), has_params=True, on_accelerator=False,
                          definition=self)
-        return Value(Kind.INSTANCE, definition=self)
+        return Value(Kind.INSTANCE, qualname=self.library_bases(), definition=self)
 
 
 # Decorators that leave what a call gives as it is.
@@ -124,7 +125,11 @@ _ROLES = {"staticmethod": "staticmethod", "classmethod": "classmethod", "propert
 
 
 def parameter_names(info: FunctionInfo) -> list[str]:
-    params = info.node.params
+    return parameter_names_of(info.node)
+
+
+def parameter_names_of(node: cst.FunctionDef | cst.Lambda) -> list[str]:
+    params = node.params
     return [param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params,
                                            params.star_arg, params.star_kwarg) if isinstance(param, cst.Param)]
 
@@ -208,6 +213,8 @@ class DefinitionsMixin:
                     is_nn_module = True
                     if base_value.qualname not in api.NN_MODULE_BASES:
                         library_base = base_value.qualname
+                elif model is not None and model.param("wraps") is not None:
+                    library_base = base_value.qualname  # ``gym.Wrapper``: its rows hold the methods not defined here
             elif base_value.kind is Kind.CLASS and isinstance(base_value.definition, ClassInfo):
                 bases.append(base_value.definition)
                 is_nn_module = is_nn_module or base_value.definition.is_nn_module

@@ -16,7 +16,7 @@ COLLECTORS = {"builtins.list", "builtins.tuple", "builtins.set", "builtins.sorte
 
 # Builtins the analysis knows; an unbound name among these is the builtin.
 BUILTINS = {"float", "int", "bool", "complex", "list", "tuple", "set", "sorted", "reversed", "zip", "enumerate",
-            "range", "len", "str", "repr", "print", "isinstance", "hash", "id"}
+            "range", "len", "str", "repr", "print", "isinstance", "hash", "id", "super"}
 
 NOT_A_COLLECTION_ITERATION = {"items", "keys", "values", "named_parameters", "named_modules", "children",
                               "modules", "parameters", "named_children", "buffers", "named_buffers"}

@@ -50,6 +50,8 @@ class LibraryMixin:
         return value_of_model(model)
 
     def _attribute_model(self, owner: Value, model: Model) -> Value:
+        if model.kind == "wrapped":  # ``self.env`` of a wrapper: what it was built around
+            return owner.wrapped or UNKNOWN
         if model.kind == "same":
             return self._changed_receiver(model, Args([], {}, []), owner)
         if model.kind == "device" and "keeps-device" in model.flags:
@@ -271,6 +273,29 @@ class LibraryMixin:
         self.facts.sets_default_dtype = True
         return NONE
 
+    # -- wrappers
+
+    def _instance(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                  receiver: Value | None) -> Value:
+        """An object of a library class; a wrapper keeps (``keeps=N``) or wraps (``wraps=N``) a known object."""
+        kept = _known_object(args, model.param("keeps"))
+        if kept is not None:  # ``gym.wrappers.RecordEpisodeStatistics(vector_env)``: still that vector env
+            return kept
+        return Value(Kind.INSTANCE, qualname=model.of, wrapped=_known_object(args, model.param("wraps")))
+
+    def _model_wrapped(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                       receiver: Value | None) -> Value:
+        """``wrapper.step(a)``, ``super().step(a)``: the same method of the object the wrapper was built around."""
+        inner = receiver.wrapped if receiver is not None else None
+        if inner is None or node is None or not isinstance(node.func, cst.Attribute):
+            return UNKNOWN
+        result = self._call_method(node, node.func, inner, node.func.attr.value, args)
+        changed = model.param("changes")
+        if changed is not None and result.items is not None and int(changed) < len(result.items):
+            index = int(changed)  # ``TransformReward``: the reward is whatever the wrapper's function gives
+            result = result.but(items=(*result.items[:index], UNKNOWN, *result.items[index + 1:]))
+        return result
+
     # -- modules
 
     def _nn_module(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
@@ -287,6 +312,15 @@ class LibraryMixin:
         dtype = self._dtype_argument(args, None) if "dtype" in args.keywords else None
         return Value(Kind.NN_MODULE, qualname=qualname, has_params=has_params, dtype=dtype,
                      on_accelerator=device_on_accelerator(device) if device is not None else False)
+
+
+def _known_object(args: Args, position: str | None) -> Value | None:
+    """The argument at ``position`` when it is an object the analysis knows the class of (a library's or the
+    file's): what a wrapper built around it delegates to."""
+    if position is None or len(args.positional) <= int(position):
+        return None
+    given = args.positional[int(position)]
+    return given if given.kind is Kind.INSTANCE else None
 
 
 def value_of_model(model: Model) -> Value:
@@ -359,4 +393,6 @@ _EFFECTS = {
     "retype": "_model_retype",
     "module-output": "_model_module_output",
     "parameters": "_model_parameters",
+    "instance": "_instance",
+    "wrapped": "_model_wrapped",
 }

@@ -18,6 +18,7 @@ last part is ``*`` matches any one name at that place (``torchvision.models.*``)
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from dataclasses import dataclass, field
@@ -36,6 +37,8 @@ KINDS = frozenset({
     # values
     "ndarray", "numpy-value", "number", "tensor", "parameter", "module", "instance", "tuple", "sequence",
     "device", "dataloader", "other", "none", "unknown",
+    # a wrapper's method or attribute: the same one of the object it wraps (``wraps=N``)
+    "wrapped",
     # the receiver (or the first argument), changed as the attributes say
     "same",
     # calls whose effect is more than a value: handled by named code in the analysis
@@ -67,7 +70,14 @@ PARAMS: dict[str, re.Pattern[str]] = {
     "device-param": re.compile(r"\d+|kw"),  # where the device argument is
     "parameters": re.compile(r"[A-Za-z_][\w|]*"),  # a module's parameters, ``weight|bias``
     "buffers": re.compile(r"[A-Za-z_][\w|]*"),  # a module's buffers, ``running_mean|running_var``
+    "wraps": re.compile(r"\d+"),  # ``instance``: a wrapper built around that argument (its ``wrapped`` rows)
+    "keeps": re.compile(r"\d+"),  # ``instance``: that argument itself when it is a known object, as wrapped
+    "changes": re.compile(r"\d+"),  # ``wrapped``: that item of the wrapped method's result is not kept
 }
+#: a row that applies only when an argument is a string literal: ``"envpool.make[env_type@1=gym]"`` (the keyword
+#: ``env_type``, or the argument at position 1, is ``"gym"``).
+_SELECTED_ROW = re.compile(
+    r"(?P<qualname>[A-Za-z_][\w.]*)\[(?P<name>\w+)(?:@(?P<position>\d+))?=(?P<literal>[\w.-]+)\]")
 _SPEC = re.compile(r"\s*(?P<kind>[a-z-]+)\s*(?:\((?P<inner>.*)\))?\s*(?:\[(?P<attrs>[^\]]*)\])?\s*$", re.S)
 
 
@@ -159,6 +169,16 @@ def _split_top_level(text: str) -> list[str]:
     return parts
 
 
+@dataclass(frozen=True, slots=True)
+class Selector:
+    """A row that applies when the keyword ``name`` (or the argument at ``position``) is the string ``literal``."""
+
+    name: str
+    position: int | None
+    literal: str
+    model: Model
+
+
 @dataclass(frozen=True)
 class Models:
     """The rows in force: ``calls`` (functions, classes, methods) and ``attributes``, by qualified name."""
@@ -169,6 +189,19 @@ class Models:
     def call(self, qualname: str) -> Model | None:
         return _lookup(self.calls, qualname)
 
+    @functools.cached_property
+    def selectors(self) -> dict[str, tuple[Selector, ...]]:
+        """The rows chosen by a string argument (``"envpool.make[env_type@1=gym]"``), by the callable's name."""
+        found: dict[str, tuple[Selector, ...]] = {}
+        for key, model in self.calls.items():
+            match = _SELECTED_ROW.fullmatch(key) if key.endswith("]") else None
+            if match is not None:
+                position = match.group("position")
+                selector = Selector(match.group("name"), None if position is None else int(position),
+                                    match.group("literal"), model)
+                found[match.group("qualname")] = (*found.get(match.group("qualname"), ()), selector)
+        return found
+
     def attribute(self, qualname: str) -> Model | None:
         return _lookup(self.attributes, qualname)
 
@@ -176,6 +209,7 @@ class Models:
         """These models plus user rows (``[tool.np2torch-lint.models]``), which win over built-in ones."""
         calls = dict(self.calls)
         for qualname, spec in rows.items():
+            _check_name(qualname, f"{where} {qualname!r}")
             calls[qualname] = _parsed(spec, f"{where} {qualname!r}")
         return Models(calls, self.attributes)
 
@@ -185,6 +219,11 @@ def _lookup(rows: Mapping[str, Model], qualname: str) -> Model | None:
     if model is None and "." in qualname:
         model = rows.get(qualname.rsplit(".", 1)[0] + ".*")
     return model
+
+
+def _check_name(qualname: str, where: str) -> None:
+    if "[" in qualname and _SELECTED_ROW.fullmatch(qualname) is None:
+        raise ModelError(f"{where}: a row chosen by an argument is written 'pkg.make[name@1=literal]'")
 
 
 def _parsed(spec: object, where: str) -> Model:
@@ -201,7 +240,10 @@ def load_table(text: str, where: str) -> tuple[dict[str, Model], dict[str, Model
     unknown = set(table) - {"calls", "attributes"}
     if unknown:
         raise ModelError(f"{where}: unknown table {sorted(unknown)[0]!r} (use [calls] and [attributes])")
-    calls = {name: _parsed(spec, f"{where} [calls] {name!r}") for name, spec in table.get("calls", {}).items()}
+    calls = {}
+    for name, spec in table.get("calls", {}).items():
+        _check_name(name, f"{where} [calls] {name!r}")
+        calls[name] = _parsed(spec, f"{where} [calls] {name!r}")
     attributes = {name: _parsed(spec, f"{where} [attributes] {name!r}")
                   for name, spec in table.get("attributes", {}).items()}
     return calls, attributes

@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .arguments import Args
-from .definitions import ClassInfo, FunctionInfo, parameter_names
+from .definitions import ClassInfo, FunctionInfo, parameter_names, parameter_names_of
 from .facts import Facts
 from .scope import Scope
 from .syntax import ends_abruptly
@@ -138,9 +138,49 @@ class SummariesMixin:
                     bound[param.name.value] = UNKNOWN
         return bound
 
-    def _call_class(self, info: ClassInfo) -> Value:
+    def _call_class(self, info: ClassInfo, args: Args) -> Value:
         self._class_attributes_known(info)
-        return info.instance()
+        instance = info.instance()
+        if instance.kind is Kind.INSTANCE and instance.qualname is not None:
+            wrapped = self._wrapped_at_construction(info, instance, args)
+            if wrapped is not None:
+                instance = instance.but(wrapped=wrapped)
+        return instance
+
+    def _wrapped_at_construction(self, info: ClassInfo, instance: Value, args: Args) -> Value | None:
+        """``RecordEpisodeStatistics(envs)`` of a ``gym.Wrapper`` subclass: the argument its ``__init__`` hands to
+        the library base (``super().__init__(env)``), when that is an object of a known class."""
+        row = self.models.call(instance.qualname or "")
+        position = None if row is None else row.param("wraps")
+        if position is None:
+            return None
+        init = info.method("__init__")
+        if init is None:  # the library's own ``__init__``
+            given = args.positional[int(position)] if len(args.positional) > int(position) else None
+        elif isinstance(init.node, cst.FunctionDef):
+            name = _parameter_given_to_base(init.node, int(position))
+            given = None if name is None else self._bound_arguments(init, args, instance).get(name)
+        else:
+            return None
+        return given if given is not None and given.kind is Kind.INSTANCE else None
+
+    def _super_object(self, args: Args) -> Value:
+        """``super()`` in a method of a wrapper of this file: the same object, its methods looked up past the class
+        being run (in the file's base classes, then the library base's rows). Anything else is unknown."""
+        if len(args.positional) == 2:
+            cls, obj = args.positional
+            owner = cls.definition if isinstance(cls.definition, ClassInfo) else None
+        else:
+            function = self.function_node
+            params = function.params.posonly_params or function.params.params if isinstance(
+                function, cst.FunctionDef) else ()
+            obj = (self.scope.lookup(params[0].name.value) or UNKNOWN) if params else UNKNOWN
+            lineage = obj.definition.lineage() if isinstance(obj.definition, ClassInfo) else []
+            owner = next((each for each in lineage if any(
+                method.node is function for method in each.methods.values())), None)
+        if owner is None or obj.kind is not Kind.INSTANCE or obj.wrapped is None:
+            return UNKNOWN
+        return obj.but(definition=owner.bases[0] if owner.bases else None)
 
     def _call_instance(self, instance: Value, info: ClassInfo, args: Args) -> Value:
         """``model(x)``: ``forward`` (through ``nn.Module.__call__``) or the class's own ``__call__``."""
@@ -177,6 +217,29 @@ def _as_argument(value: Value, annotated: Value | None) -> Value:
     if value.loop_item is not None or value.transfer is not None:
         return value.but(loop_item=None, transfer=None)
     return value
+
+
+def _parameter_given_to_base(init: cst.FunctionDef, position: int) -> str | None:
+    """The parameter of ``__init__`` passed at ``position`` to the base's ``__init__``: ``super().__init__(env)``
+    or ``gym.Wrapper.__init__(self, env)`` as a statement of its body."""
+    body = init.body.body if isinstance(init.body, cst.IndentedBlock) else (init.body,)
+    parameters = set(parameter_names_of(init))
+    for line in body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for statement in line.body:
+            call = statement.value if isinstance(statement, cst.Expr) else None
+            if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                    and call.func.attr.value == "__init__"):
+                continue
+            through_super = isinstance(call.func.value, cst.Call) and isinstance(call.func.value.func, cst.Name) and (
+                call.func.value.func.value == "super")
+            index = position if through_super else position + 1  # ``Base.__init__(self, env)``
+            given = [arg for arg in call.args if arg.keyword is None and not arg.star]
+            if len(given) > index and isinstance(given[index].value, cst.Name):
+                name = given[index].value.value
+                return name if name in parameters else None
+    return None
 
 
 def _passes_a_defaulted_parameter(info: FunctionInfo, args: Args, receiver: Value | None) -> bool:

@@ -67,6 +67,9 @@ class Value:
     pending_copy: cst.Call | None = None
     #: what the file says of a function, class or object of its own (``definitions.FunctionInfo``/``ClassInfo``).
     definition: object | None = None
+    #: for a wrapper (a ``gym.Wrapper``, or an object of a class of the file derived from one): the object it was
+    #: built around, whose methods its own delegate to (``models.py``: ``wraps=N``, the ``wrapped`` kind).
+    wrapped: Value | None = None
 
     def but(self, **changes: object) -> Value:
         return dataclasses.replace(self, **changes)
@@ -141,6 +144,7 @@ def join(a: Value, b: Value) -> Value:
         # pending if pending on any path
         pending_copy=a.pending_copy if a.pending_copy is not None else b.pending_copy,
         definition=a.definition if a.definition is b.definition else None,
+        wrapped=None if a.wrapped is None or b.wrapped is None else join(a.wrapped, b.wrapped),
     )
 
 
