@@ -67,6 +67,7 @@ PARAMS: dict[str, re.Pattern[str]] = {
     "device-param": re.compile(r"\d+|kw"),  # where the device argument is
     "parameters": re.compile(r"[A-Za-z_][\w|]*"),  # a module's parameters, ``weight|bias``
     "buffers": re.compile(r"[A-Za-z_][\w|]*"),  # a module's buffers, ``running_mean|running_var``
+    "elements-of": re.compile(r"\d+"),  # a sequence of that argument's elements (empty without it)
 }
 _SPEC = re.compile(r"\s*(?P<kind>[a-z-]+)\s*(?:\((?P<inner>.*)\))?\s*(?:\[(?P<attrs>[^\]]*)\])?\s*$", re.S)
 
