@@ -6,6 +6,7 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import Args
+from .containers import ADDING_METHODS
 from .definitions import ClassInfo, FunctionInfo
 from .models import Model
 from .values import NONE, UNKNOWN, Kind, Value, either_all, join, join_all, member
@@ -84,6 +85,7 @@ class CallsMixin:
             model = self.models.call(callee.qualname + ".__call__")
             if model is not None:
                 return self._apply_model(node, callee.qualname + ".__call__", model, args)
+        self._spoil_passed_containers(args)
         return UNKNOWN
 
     def _call_builtin(self, name: str, args: Args) -> Value:
@@ -147,6 +149,8 @@ class CallsMixin:
         if selectors:  # ``envpool.make(task, env_type="gym")``: the row for that string
             model = next((s.model for s in selectors if _string_argument(args, s.name, s.position) == s.literal),
                          model)
+        if model is None:
+            self._spoil_passed_containers(args)  # it may fill a list it is given
         result = UNKNOWN if model is None else self._apply_model(node, qualname, model, args)
         return self._numpy_call_layout(node, qualname, args, result) if qualname.startswith("numpy.") else result
 
@@ -156,6 +160,8 @@ class CallsMixin:
         if decided is not None:
             return decided
         kind = receiver.kind
+        if method in ADDING_METHODS:
+            self._container_mutation(func, receiver, method, args)
         if kind is Kind.SEQUENCE:
             return self._sequence_method(func, receiver, method, args)
         if kind is Kind.UNKNOWN and method == "append" and args.first is not None:
@@ -171,8 +177,9 @@ class CallsMixin:
                 tensor = Value(Kind.TENSOR, loop_item=receiver.loop_item if stacked_item else None)
                 return self._apply_model(node, f"torch.Tensor.{method}", move, args, tensor)
         definition = receiver.definition
+        found = definition.method(method) if isinstance(definition, ClassInfo) else None
+        self._note_method_call(receiver, method, found)
         if isinstance(definition, ClassInfo):
-            found = definition.method(method)
             if found is not None:
                 is_class = receiver.kind is Kind.CLASS
                 if is_class and found.role == "method":
@@ -201,7 +208,9 @@ class CallsMixin:
                 element = args.first.but(loop_item=None, transfer=None)
                 self.scope.names[func.value.value] = sequence.but(
                     items=None, element=element if sequence.element is None else join(sequence.element, element))
-        return NONE if method in ("append", "extend", "insert") else UNKNOWN
+        if method in ("pop", "popleft"):
+            return self._element_of(sequence)
+        return NONE if method in ADDING_METHODS else UNKNOWN
 
     def _model_module_output(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                              module: Value | None) -> Value:

@@ -78,6 +78,9 @@ class ClassInfo:
     class_names: dict[str, Value] = field(default_factory=dict)
     #: whether ``attributes`` were collected (by reading every method silently) since the class was defined.
     attributes_collected: bool = False
+    #: a class of the file derives from it; it derives from a class the analysis does not know (containers.py).
+    subclassed: bool = False
+    unknown_bases: bool = False
 
     def method(self, name: str) -> FunctionInfo | None:
         for info in self.lineage():
@@ -175,6 +178,8 @@ class DefinitionsMixin:
             self.scope.names[node.name.value] = Value(Kind.FUNCTION, definition=info)
         if not self.silent:
             self.pending_bodies.append(info)
+        if self.function_info is not None:
+            self.defines_nested.add(self.function_info)
 
     def _parameter_values(self, params: cst.Parameters) -> tuple[dict[str, Value], dict[str, Value]]:
         """Defaults, evaluated where the ``def`` stands, and what annotations say; see ``FunctionInfo``."""
@@ -195,6 +200,8 @@ class DefinitionsMixin:
     def _lambda(self, node: cst.Lambda) -> Value:
         defaults, annotations = self._parameter_values(node.params)
         info = FunctionInfo(node, self.scope, defaults, annotations)
+        if self.function_info is not None:
+            self.defines_nested.add(self.function_info)
         if not self.silent:  # a lambda's body is read where it stands, with its parameters unknown
             self._read_body(info)
         return Value(Kind.FUNCTION, definition=info)
@@ -205,6 +212,7 @@ class DefinitionsMixin:
         is_nn_module = False
         bases: list[ClassInfo] = []
         library_base = None
+        unknown_bases = False
         for base in node.bases:
             base_value = self.eval(base.value)
             if base_value.kind is Kind.REF and base_value.qualname:
@@ -215,12 +223,18 @@ class DefinitionsMixin:
                         library_base = base_value.qualname
                 elif model is not None and model.param("wraps") is not None:
                     library_base = base_value.qualname  # ``gym.Wrapper``: its rows hold the methods not defined here
+                    unknown_bases = True  # the library's methods may touch what the class keeps
+                else:
+                    unknown_bases = True
             elif base_value.kind is Kind.CLASS and isinstance(base_value.definition, ClassInfo):
                 bases.append(base_value.definition)
+                base_value.definition.subclassed = True
                 is_nn_module = is_nn_module or base_value.definition.is_nn_module
+            elif not (isinstance(base.value, cst.Name) and base.value.value == "object"):
+                unknown_bases = True
         for keyword in node.keywords:
             self.eval(keyword.value)
-        info = ClassInfo(node, self.scope, is_nn_module, bases, library_base)
+        info = ClassInfo(node, self.scope, is_nn_module, bases, library_base, unknown_bases=unknown_bases)
         saved_scope, saved_class = self.scope, self.class_being_defined
         self.scope = Scope(saved_scope)
         self.class_being_defined = info
@@ -234,17 +248,26 @@ class DefinitionsMixin:
 
     # -- reading bodies
 
-    def _read_pending_bodies(self, start: int = 0) -> None:
+    def _read_pending_bodies(self, start: int = 0, containers_last: bool = False) -> None:
         """Read the bodies of the functions defined since ``start``, in the order they were defined.
 
         A class's methods are first read silently, so that what one method assigns to ``self`` is known in all of
-        them (``__init__`` sets ``self.x``, ``forward`` reads it).
+        them (``__init__`` sets ``self.x``, ``forward`` reads it). With ``containers_last`` (the module's), the
+        bodies that read a container kept on ``self`` come last, once every call that fills one was read
+        (containers.py).
         """
         pending = self.pending_bodies[start:]
         del self.pending_bodies[start:]
         for owner in dict.fromkeys(info.owner for info in pending if info.owner is not None):
             self._collect_attributes(owner)  # again, now that the code around the class has run
+        later = [info for info in pending if info in self.container_readers] if containers_last else []
+        deferred = set(later)
         for info in pending:
+            if info not in deferred:
+                self._read_body(info)
+        if containers_last:
+            self._seal_containers(later)
+        for info in later:
             self._read_body(info)
 
     def _collect_attributes(self, info: ClassInfo) -> None:
@@ -308,4 +331,6 @@ class DefinitionsMixin:
             return False
         previous = info.attributes.get(attribute)
         info.attributes[attribute] = value if previous is None else join(previous, value)
+        if owner.kind is not Kind.CLASS:
+            self._note_container_assigned(info, attribute, value)
         return True

@@ -98,6 +98,8 @@ class ExpressionsMixin:
             result = base.but(kind=Kind.NDARRAY if is_slice else Kind.NUMPY_VALUE, negative_strides=negative_strides,
                               read_only=read_only)
         elif base.kind is Kind.SEQUENCE:
+            if any(isinstance(e.slice, cst.Slice) for e in node.slice):  # ``xs[::-1]``: a list of the same items
+                return Value(Kind.SEQUENCE, element=self._element_of(base))
             result = self._element_of(base)
             if base.items is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
                 position = int_literal(node.slice[0].slice.value)

@@ -24,6 +24,7 @@ import libcst as cst
 from .annotations import AnnotationsMixin
 from .array_layout import ArrayLayoutMixin
 from .calls import CallsMixin
+from .containers import ContainersMixin
 from .control_flow import ControlFlowMixin, Loop
 from .definitions import ClassInfo, DefinitionsMixin, FunctionInfo
 from .expressions import ExpressionsMixin
@@ -43,7 +44,8 @@ _ROLES: dict[type, str] = {}
 
 
 class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin,
-               SummariesMixin, AnnotationsMixin, LibraryMixin, TorchMixin, ArrayLayoutMixin, HostSyncMixin):
+               SummariesMixin, ContainersMixin, AnnotationsMixin, LibraryMixin, TorchMixin, ArrayLayoutMixin,
+               HostSyncMixin):
     """Runs a module once and fills ``facts``. Use ``analyze(module)``."""
 
     def __init__(self, models: Models | None = None, project: ProjectLink | None = None) -> None:
@@ -69,6 +71,10 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.summaries_running: set[tuple] = set()
         self.stacking_call: cst.Call | None = None  # a torch.stack(...) whose argument is being evaluated
         self.function_node: cst.FunctionDef | cst.Lambda | None = None  # whose body is being read; None: module
+        #: the function whose body is being read (None: the module), and whether with its parameters unknown
+        self.function_info: FunctionInfo | None = None
+        self.generic_read = False
+        self._init_containers()
         #: non-blocking device-to-host copies seen: the function that made each, and the tensor it copies
         self._host_copies: dict[cst.Call, tuple[cst.CSTNode | None, Value]] = {}
         #: how many syncs were seen, and the functions of the file whose bodies synchronise (host_sync.py)
@@ -130,7 +136,7 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self._block(module.body)
         # ``torch.set_grad_enabled(False)`` at module level (a script's) holds when its functions are called
         self.body_grad_mode = self.grad_enabled if self.grad_enabled is not True else True
-        self._read_pending_bodies()
+        self._read_pending_bodies(containers_last=True)
         return self.facts
 
     def exported(self) -> dict[str, object]:

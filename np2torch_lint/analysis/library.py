@@ -42,6 +42,11 @@ class LibraryMixin:
                 self.facts.dtype_decided.update(tensor.float64_origins)
         if kind == "same":
             return self._changed_receiver(model, args, receiver)
+        if kind == "sequence" and "elements-of" in model.params:
+            index = int(model.params["elements-of"])
+            if index >= len(args.positional):  # ``deque(maxlen=n)``: a new, empty one
+                return UNKNOWN if any(key.startswith("*") for key in args.keywords) else Value(Kind.SEQUENCE, items=())
+            return Value(Kind.SEQUENCE, element=self._element_of(args.positional[index]))
         if kind == "tensor":
             return self._tensor_result(node, qualname, model, args, receiver)
         handler = _EFFECTS.get(kind)

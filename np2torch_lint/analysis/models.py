@@ -73,6 +73,7 @@ PARAMS: dict[str, re.Pattern[str]] = {
     "wraps": re.compile(r"\d+"),  # ``instance``: a wrapper built around that argument (its ``wrapped`` rows)
     "keeps": re.compile(r"\d+"),  # ``instance``: that argument itself when it is a known object, as wrapped
     "changes": re.compile(r"\d+"),  # ``wrapped``: that item of the wrapped method's result is not kept
+    "elements-of": re.compile(r"\d+"),  # a sequence of that argument's elements (empty without it)
 }
 #: a row that applies only when an argument is a string literal: ``"envpool.make[env_type@1=gym]"`` (the keyword
 #: ``env_type``, or the argument at position 1, is ``"gym"``).

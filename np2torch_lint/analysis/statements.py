@@ -42,6 +42,10 @@ class StatementsMixin:
         if current.kind is Kind.SEQUENCE and operand.kind is Kind.SEQUENCE and operand.items:
             for item in operand.items:
                 self._note_collected(item, "append")
+        if isinstance(node.operator, cst.AddAssign) and operand.kind is Kind.SEQUENCE:
+            holder = self._holder_of(node.target, current)  # ``self.buffer += [x]`` extends it in place
+            if holder is not None:
+                self._container_added(holder, self._element_of(operand))
         result = self._binary(current, operand, node.operator)
         if isinstance(node.target, cst.Name):
             self.scope.names[node.target.value] = result
@@ -69,6 +73,10 @@ class StatementsMixin:
             self._walk_children(target)
             if base.kind is Kind.SEQUENCE or base.kind is Kind.UNKNOWN:
                 self._note_collected(value, "item assignment")
+                holder = self._holder_of(target.value, base)
+                if holder is not None:
+                    sliced = any(isinstance(element.slice, cst.Slice) for element in target.slice)
+                    self._container_added(holder, self._element_of(value) if sliced else value)
             elif base.kind is Kind.TENSOR or base.is_numpy:
                 # ``out[:, 1:] = torch.from_numpy(a)`` copies into ``out``: the destination's dtype wins
                 self.facts.dtype_decided.update(value.float64_origins)
@@ -81,6 +89,8 @@ class StatementsMixin:
         attribute = target.attr.value
         if self._record_attribute(owner, attribute, value):
             return
+        if owner.definition is None and owner.kind in (Kind.UNKNOWN, Kind.NN_MODULE, Kind.INSTANCE):
+            self.unknown_owner_attributes.add(attribute)  # ``obj.data = ...`` of an object not known
         if attribute == "requires_grad" and owner.kind is Kind.TENSOR and isinstance(target.value, cst.Name):
             flag = bool_literal(value)
             self.scope.names[target.value.value] = owner.but(requires_grad=flag)

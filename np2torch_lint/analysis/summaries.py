@@ -26,12 +26,15 @@ MAX_SUMMARIES = 2000
 class SummariesMixin:
     """Calls to what the file defines, and reading a body for what it returns."""
 
-    def _run_body(self, info: FunctionInfo, scope: Scope, grad_enabled: bool | None, *, silently: bool) -> Value:
-        """Run a function's body in ``scope`` and return what it gives (facts recorded unless ``silently``)."""
+    def _run_body(self, info: FunctionInfo, scope: Scope, grad_enabled: bool | None, *, silently: bool,
+                  generic: bool = True) -> Value:
+        """Run a function's body in ``scope`` and return what it gives (facts recorded unless ``silently``);
+        ``generic``: its parameters are unknown (or as annotated or defaulted), not a call's arguments."""
         saved = (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
-                 self.yields, self.function_node)
+                 self.yields, self.function_node, self.function_info, self.generic_read)
         self.scope, self.grad_enabled, self.loops, self.copy_tests = scope, grad_enabled, [], 0
         self.function_node, syncs_before = info.node, self.syncs_seen
+        self.function_info, self.generic_read = info, generic
         if silently and not self.silent:
             self.facts, self.silent = self._silent_facts(), True
         self.returns, self.yields = [], []
@@ -49,7 +52,7 @@ class SummariesMixin:
             return join_all(self.returns) or NONE
         finally:
             (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
-             self.yields, self.function_node) = saved
+             self.yields, self.function_node, self.function_info, self.generic_read) = saved
             if self.syncs_seen > syncs_before:
                 self.synchronizing_functions.add(info)
 
@@ -82,6 +85,7 @@ class SummariesMixin:
 
     def _function_result(self, info: FunctionInfo, args: Args, receiver: Value | None) -> Value:
         if info.opaque or info.role == "setter":
+            self.escaped_methods.add(info)  # what it does with its arguments is not read (containers.py)
             return info.returns
         if info.node is None:  # a function of another module of the project: its summary, in this grad mode
             for tensor in args.tensors():  # what it does with a float64 tensor is not summarised: it may decide
@@ -100,10 +104,11 @@ class SummariesMixin:
             return cached
         if key in self.summaries_running or len(self.summaries_running) >= MAX_CALL_DEPTH or (
                 len(self.summaries) >= MAX_SUMMARIES):
+            self.escaped_methods.add(info)
             return info.returns  # recursion, or too deep or too many: what the annotation says, or unknown
         self.summaries_running.add(key)
         try:
-            result = self._run_body(info, Scope(info.scope, bound), grad_enabled, silently=True)
+            result = self._run_body(info, Scope(info.scope, bound), grad_enabled, silently=True, generic=False)
         finally:
             self.summaries_running.discard(key)
         if result.kind is Kind.UNKNOWN or (result.kind is Kind.NONE and info.returns.kind is not Kind.UNKNOWN):
@@ -197,6 +202,8 @@ class SummariesMixin:
         self._class_attributes_known(info)
         value = info.attribute(attribute)
         if value is not None:
+            if value.kind is Kind.SEQUENCE and owner.kind is not Kind.CLASS:
+                return self._container_view(info, attribute, value)
             if owner.kind is Kind.NN_MODULE and value.kind is Kind.NN_MODULE and value.on_accelerator is False:
                 # a submodule moves with its module (``model.to(device)``), which may have been moved anywhere
                 return value.but(on_accelerator=None)
@@ -205,6 +212,7 @@ class SummariesMixin:
         if method is not None:
             if method.role == "property" and owner.kind is not Kind.CLASS:
                 return self._call_function(method, Args([], {}, []), owner)
+            self.escaped_methods.add(method)  # ``f = obj.put``: called where the analysis cannot tell
             return Value(Kind.FUNCTION, definition=method)
         return None
 

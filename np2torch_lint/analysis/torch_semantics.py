@@ -48,9 +48,7 @@ class TorchMixin:
             # ``as_tensor(t)`` is ``t``; ``tensor(t)`` copies and detaches (it warns)
             result = source if qualname != "torch.tensor" else source.but(requires_grad=False)
             return result.but(dtype=source.dtype if dtype is None else (None if dtype == "?" else dtype))
-        source_is_numpy = source.is_numpy or (source.kind is Kind.SEQUENCE and (any(
-            v.is_numpy for v in source.items) if source.items is not None else (
-                source.element is not None and source.element.is_numpy)))
+        source_is_numpy = _holds_numpy(source)
         if source_is_numpy:
             self.facts.numpy_to_tensor.append(NumpyToTensor(
                 node, qualname, source, keywords, dtype, device, self.copy_tests > 0, legacy_dtype,
@@ -215,3 +213,14 @@ def device_on_accelerator(value: Value | None) -> bool | None:
     if value.kind in (Kind.UNKNOWN, Kind.REF):
         return True  # a parameter, ``args.device``, an imported ``DEVICE``: it may name an accelerator
     return None
+
+
+def _holds_numpy(value: Value, depth: int = 0) -> bool:
+    """NumPy data, or a list (of lists, a few levels deep) with NumPy data in it."""
+    if value.is_numpy:
+        return True
+    if value.kind is not Kind.SEQUENCE or depth > 3:
+        return False
+    if value.items is not None:
+        return any(_holds_numpy(item, depth + 1) for item in value.items)
+    return value.element is not None and _holds_numpy(value.element, depth + 1)

@@ -70,6 +70,9 @@ class Value:
     #: for a wrapper (a ``gym.Wrapper``, or an object of a class of the file derived from one): the object it was
     #: built around, whose methods its own delegate to (``models.py``: ``wraps=N``, the ``wrapped`` kind).
     wrapped: Value | None = None
+    #: for a list or deque kept on an object of a class of this file: (the class, the attribute), so that what
+    #: is put into it through any name reaches what the attribute holds (``containers.py``).
+    holder: tuple[object, str] | None = None
 
     def but(self, **changes: object) -> Value:
         return dataclasses.replace(self, **changes)
@@ -134,8 +137,8 @@ def join(a: Value, b: Value) -> Value:
         on_accelerator=either(a.on_accelerator, b.on_accelerator),
         has_params=either(a.has_params, b.has_params),
         element=element,
-        items=a.items if a.items == b.items else None,
-        open_ended=a.open_ended if a.items == b.items else False,
+        items=_joined_items(a, b),
+        open_ended=a.open_ended if a.open_ended == b.open_ended else False,
         float64_origins=a.float64_origins | b.float64_origins,
         loop_item=a.loop_item if a.loop_item == b.loop_item else None,
         transfer=a.transfer if a.transfer is b.transfer else None,
@@ -145,7 +148,17 @@ def join(a: Value, b: Value) -> Value:
         pending_copy=a.pending_copy if a.pending_copy is not None else b.pending_copy,
         definition=a.definition if a.definition is b.definition else None,
         wrapped=None if a.wrapped is None or b.wrapped is None else join(a.wrapped, b.wrapped),
+        holder=a.holder if a.holder == b.holder else None,
     )
+
+
+def _joined_items(a: Value, b: Value) -> tuple[Value, ...] | None:
+    """Two tuples of one length (``(s, a, r)`` made on two paths) join item by item; otherwise unknown."""
+    if a.items == b.items:
+        return a.items
+    if a.items is None or b.items is None or len(a.items) != len(b.items) or a.open_ended != b.open_ended:
+        return None
+    return tuple(join(x, y) for x, y in zip(a.items, b.items))
 
 
 _MAX_CHOICES = 4

@@ -48,11 +48,16 @@ def _is_legacy(conversion: NumpyToTensor) -> bool:
 
 
 def _is_list_of_arrays(source: Value) -> bool:
+    """A list of ndarrays, or a list of such lists (torch walks nested lists the same way)."""
     if source.kind is not Kind.SEQUENCE:
         return False
     if source.items is not None:
-        return bool(source.items) and all(item.kind is Kind.NDARRAY for item in source.items)
-    return source.element is not None and source.element.kind is Kind.NDARRAY
+        return bool(source.items) and all(_is_array_or_list_of_arrays(item) for item in source.items)
+    return source.element is not None and _is_array_or_list_of_arrays(source.element)
+
+
+def _is_array_or_list_of_arrays(value: Value) -> bool:
+    return value.kind is Kind.NDARRAY or _is_list_of_arrays(value)
 
 
 def _fix(conversion: NumpyToTensor, style: FixStyle) -> Fix | None:
