@@ -12,8 +12,9 @@ import re
 import sys
 import threading
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Mapping, TypeVar
+from typing import Callable, Collection, Iterator, Mapping, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -172,6 +173,26 @@ def run_with_deep_stack(function: Callable[..., T], *args: object) -> T:
     return value
 
 
+@contextmanager
+def garbage_collected_after() -> Iterator[None]:
+    """No cyclic garbage collection until one file's work is done and its tree dropped, then a collection of the
+    youngest generation only.
+
+    The analysis leaves reference cycles (definitions and values that point at each other) that reach into the
+    tree, so a file's tree is freed by the collector, not when it is dropped. Collected while the file is still
+    being worked on, the (alive) tree would be walked and promoted to older generations, walked again there, and
+    freed at last by a full collection that walks every object of the run; collected once afterwards, it is all
+    in the youngest generation, which holds little else."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect(0)
+        if collecting:
+            gc.enable()
+
+
 @dataclass(frozen=True)
 class LintContext:
     """What lies beyond the file: users' model rows and the project (its other modules, project facts)."""
@@ -192,7 +213,7 @@ def findings_for(module: cst.Module, codes: Collection[str] | None = None,
     if project is not None:
         facts.default_dtype_changed_in = project.facts().default_dtype_changed_in
         if link is not None:
-            project.remember(link, analyzer.exported())
+            project.remember(link, analyzer.exported(), write=False)  # the caller caches it with the result
     findings = [finding for rule in ALL_RULES if codes is None or rule.CODE in codes
                 for finding in rule.check(facts, style)]
     return findings, facts, analyzer
@@ -272,7 +293,10 @@ def by_position(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None, style: FixStyle,
                          context: LintContext | None = None) -> Analysis:
-    module = parse(text)
+    project = context.project if context is not None else None
+    module = project.parsed_for_importer(filename, text) if project is not None else None
+    if module is None:
+        module = parse(text)
     findings, facts, analyzer = findings_for(module, codes, style, context, filename)
     dependencies = dict(analyzer.project.dependencies) if isinstance(analyzer.project, ModuleLink) else {}
     if not findings:

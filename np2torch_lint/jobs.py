@@ -21,7 +21,7 @@ from .analysis.models import builtin_models
 from .config import Settings
 from .diagnostics import Applicability, Diagnostic, Fix
 from .edits import FixEdits, TextEdit
-from .engine import LintContext, analyse_text
+from .engine import LintContext, analyse_text, garbage_collected_after
 from .files import SourceError
 from .fixer import FixError, fix_text
 from .fixes import FixStyle
@@ -130,7 +130,8 @@ class Linter:
 
     def analysed(self, path: str, text: str, key: tuple[Path, str], edits: bool) -> FileResult:
         """One file's result analysed now, and cached."""
-        result = self._analysed(path, text, edits)
+        with garbage_collected_after():
+            result = self._analysed(path, text, edits)
         if self.cache is not None:
             self.cache.update(*key, result=result.as_data())
         return result
@@ -166,6 +167,7 @@ def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: 
     keys = [linter.known(path, text) for path, text in files]
     results: list[FileResult | None] = [linter.cached(key, edits) for key in keys]
     pending = [index for index, result in enumerate(results) if result is None]
+    project.linting.update(keys[index][0] for index in pending)
     # imported modules first: their summaries, made while linting them, are there for their importers
     inside = [index for index in pending if project.contains(files[index][0])]
     levels = [[inside[i] for i in level]

@@ -7,9 +7,11 @@ import json
 import shutil
 from pathlib import Path
 
+import libcst
 import pytest
 
 from np2torch_lint import jobs
+from np2torch_lint.project import cache as cache_module
 from np2torch_lint.commands import Performance, lint
 from np2torch_lint.config import load_settings
 
@@ -162,9 +164,9 @@ def test_one_file_passed_alone_is_linted_with_its_project_around_it(project):
     assert train_lines
 
 
-def test_a_submodule_reached_as_an_attribute_is_summarised_once_so_a_warm_run_analyses_nothing(tmp_path, analysed):
-    # main.py reaches pkg.sub through `import pkg` (the import scan sees only pkg), and sub imports main back:
-    # sub is summarised while main is linted, before its own turn; its findings must not be analysed again
+def attribute_project(tmp_path: Path) -> Path:
+    """main.py reaches pkg.sub through `import pkg` (the import scan sees only pkg), and sub imports main back:
+    sub is summarised while main is linted, before its own turn."""
     root = tmp_path / "attribute"
     (root / "pkg").mkdir(parents=True)
     (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
@@ -175,9 +177,45 @@ def test_a_submodule_reached_as_an_attribute_is_summarised_once_so_a_warm_run_an
     (root / "main.py").write_text(
         "import numpy as np\nimport torch\nimport pkg\n\n\ndef scale():\n    return np.ones(3)\n\n\n"
         "x = torch.tensor(pkg.sub.make())\n", encoding="utf-8")
+    return root
+
+
+def test_a_submodule_reached_as_an_attribute_is_summarised_once_so_a_warm_run_analyses_nothing(tmp_path, analysed):
+    # its findings must not be analysed again
+    root = attribute_project(tmp_path)
     cached = Performance(cache=True, cache_dir=tmp_path / "cache")
     cold = findings(root, cached)
     assert sorted(set(analysed)) == ["__init__.py", "main.py", "sub.py"]
     analysed.clear()
     assert findings(root, cached) == cold
     assert analysed == []
+
+
+def test_a_file_parsed_for_an_importer_is_not_parsed_again_to_be_linted(tmp_path, monkeypatch):
+    root = attribute_project(tmp_path)
+    with_tree_kept = findings(root, Performance(cache=False))
+    parsed: list[str] = []
+    original = libcst.parse_module
+
+    def counting(text, *args, **kwargs):
+        parsed.append(text)
+        return original(text, *args, **kwargs)
+
+    monkeypatch.setattr(libcst, "parse_module", counting)
+    assert findings(root, Performance(cache=False)) == with_tree_kept
+    sub = (root / "pkg" / "sub.py").read_text(encoding="utf-8")
+    assert parsed.count(sub) == 1  # summarised while main.py is linted, then linted from the same tree
+
+
+def test_a_cold_run_writes_each_cache_entry_once(project, tmp_path, monkeypatch):
+    root = project
+    written: list[str] = []
+    original = cache_module.replace_file
+
+    def counting(path, *args, **kwargs):
+        written.append(str(path))
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(cache_module, "replace_file", counting)
+    findings(root, Performance(cache=True, cache_dir=tmp_path / "cache"))
+    assert written and len(written) == len(set(written))  # a summary and its file's findings in one entry

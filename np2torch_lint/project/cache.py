@@ -78,13 +78,14 @@ class Cache:
             self._entries[path] = entry
         return entry if entry.get("content") == content else None
 
-    def update(self, path: Path, content: str, **fields: object) -> None:
-        """Add fields to a file's entry (a new one if the content changed) and write it."""
+    def update(self, path: Path, content: str, write: bool = True, **fields: object) -> None:
+        """Add fields to a file's entry (a new one if the content changed) and write it (``write``: or leave it to
+        the next update of the same entry)."""
         entry = self.entry(path, content)
         entry = {"format": FORMAT, "path": str(path), "content": content} if entry is None else dict(entry)
         entry.update(fields)
         self._entries[path] = entry
-        if not self.writable:
+        if not self.writable or not write:
             return
         target = self._file(path)
         try:  # dumps uses the C encoder; dump does not

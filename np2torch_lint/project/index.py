@@ -76,6 +76,11 @@ class Project:
     _graph: dict[Path, list[Path]] = field(default_factory=dict)
     _components: dict[Path, Path] = field(default_factory=dict)
     _facts: ProjectFacts | None = None
+    #: files this run will analyse (``lint_files``), and the trees of those among them that were parsed earlier to
+    #: summarise them for an importer (a module reached as an attribute, ``pkg.sub.f``, is not ordered before its
+    #: user): linting takes the tree instead of parsing the file again
+    linting: set[Path] = field(default_factory=set)
+    _trees: dict[Path, tuple[str, object]] = field(default_factory=dict)
 
     @classmethod
     def at(cls, root: Path, src: Iterable[str] = (".", "src"), models: Models | None = None,
@@ -181,7 +186,7 @@ class Project:
         self._summaries[path] = summary
         return summary
 
-    def remember(self, link: ModuleLink, exported: dict) -> ModuleSummary:
+    def remember(self, link: ModuleLink, exported: dict, write: bool = True) -> ModuleSummary:
         """A module's summary, computed by analysing it (while linting it, or for an importer): kept, and cached
         when its text was read here, so that importers need not compute it again.
 
@@ -196,7 +201,7 @@ class Project:
         self._summaries[link.path] = summary
         read = self._texts.get(link.path)
         if self.cache is not None and read is not None:
-            self.cache.update(link.path, read[1], summary=exported, summary_digest=summary.digest,
+            self.cache.update(link.path, read[1], write, summary=exported, summary_digest=summary.digest,
                               summary_dependencies=link.dependencies)
         return summary
 
@@ -225,7 +230,7 @@ class Project:
         return ModuleSummary(path, entry["summary"], entry["summary_digest"])
 
     def _computed_summary(self, path: Path) -> ModuleSummary | None:
-        from ..engine import parse  # the engine imports this module
+        from ..engine import could_have_findings, parse  # the engine imports this module
 
         read = self.text_of(path)
         if read is None:
@@ -237,7 +242,17 @@ class Project:
         link = self.link(path)
         analyzer = Analyzer(self.models, link)
         analyzer.analyze(tree)
-        return self.remember(link, analyzer.exported())
+        if path in self.linting and could_have_findings(read[0], project=True):  # it will be analysed
+            self._trees[path] = (read[0], tree)
+        # a file this run lints has its entry written with its findings
+        return self.remember(link, analyzer.exported(), write=path not in self.linting)
+
+    def parsed_for_importer(self, path: str | Path, text: str):  # -> libcst.Module | None
+        """The tree of a file being linted when it was parsed already, for an importer, from this same text."""
+        resolved = Path(path).resolve()
+        self.linting.discard(resolved)  # linted now: a summary made for an importer later need not keep its tree
+        kept = self._trees.pop(resolved, None)
+        return kept[1] if kept is not None and kept[0] == text else None
 
     # -- what holds for the whole program
 

@@ -26,6 +26,7 @@ class ModuleFiles:
     _in_roots: dict[str, Path | None] = field(default_factory=dict)
     _in_folders: dict[tuple[str, Path], Path | None] = field(default_factory=dict)
     _tops: dict[tuple[str, Path | None], bool] = field(default_factory=dict)
+    _answers: dict[tuple[str, Path | None], Path | None] = field(default_factory=dict)
 
     def module_of(self, path: Path) -> tuple[str, bool] | None:
         """The dotted name of the module a file is (and whether it is a package's ``__init__``), or None."""
@@ -45,6 +46,12 @@ class ModuleFiles:
 
     def path_of(self, module: str, folder: Path | None = None) -> Path | None:
         """The file of a module (``a/b.py`` or ``a/b/__init__.py``) under a source root or else ``folder``."""
+        key = (module, folder)
+        if key not in self._answers:  # asked for every dotted name the analysis meets: answered once
+            self._answers[key] = self._path_of(module, folder)
+        return self._answers[key]
+
+    def _path_of(self, module: str, folder: Path | None) -> Path | None:
         if not self.has_top(module.partition(".")[0], folder):
             return None  # another library's module (torch, numpy, ...): one probe for its top-level name
         if module not in self._in_roots:
