@@ -182,7 +182,8 @@ def test_module_rows_name_the_parameters_and_buffers_torch_makes(qualname: str):
 
 
 @pytest.mark.parametrize("spec", ["ndarray[uint8", "array[uint8]", "ndarray[dtype-param=x]", "ndarray[purple]",
-                                  "instance", "instance(1bad)", "tensor(ndarray)"])
+                                  "instance", "instance(1bad)", "tensor(ndarray)", "ndarray[or-item=0]",
+                                  "tuple(ndarray, other)[or-item=2]", "tuple(ndarray, ...)[or-item=0]"])
 def test_malformed_specs_are_refused_with_a_reason(spec: str):
     with pytest.raises(ModelError, match="spec|unknown|allowed|take|needs"):
         parse_spec(spec)
@@ -208,6 +209,21 @@ def test_a_row_chosen_by_a_string_argument_applies_only_to_that_string():
     assert step_reward('envpool.make("Pong-v5", "gymnasium")') is Kind.NDARRAY
     assert step_reward('envpool.make("Pong-v5", env_type="dm")') is Kind.UNKNOWN
     assert step_reward('envpool.make("Pong-v5", env_type=kind)') is Kind.UNKNOWN
+
+
+def test_a_tuple_or_its_item_is_the_tuple_only_when_unpacked_into_as_many_names():
+    def observation(statement: str) -> Kind:
+        analyzer = Analyzer()
+        analyzer.analyze(cst.parse_module(f"import gym\nenv = gym.make('CartPole-v1')\n{statement}\n"))
+        return analyzer.module_scope.names["RESULT"].kind
+
+    assert observation("RESULT, _ = env.reset()") is Kind.NDARRAY
+    assert observation("RESULT, info = env.reset(seed=0)") is Kind.NDARRAY
+    assert observation("(RESULT, _), done = env.reset(), False") is Kind.NDARRAY
+    assert observation("RESULT = env.reset()") is Kind.UNKNOWN  # gym < 0.26: the observation alone
+    assert observation("RESULT = env.reset()[0]") is Kind.UNKNOWN
+    assert observation("RESULT, *rest = env.reset()") is Kind.UNKNOWN
+    assert observation("RESULT, _, _ = env.reset()") is Kind.UNKNOWN
 
 
 def test_a_malformed_row_name_chosen_by_an_argument_is_refused():

@@ -351,6 +351,8 @@ def value_of_model(model: Model) -> Value:
         return Value(Kind.INSTANCE, qualname=model.of)
     if kind == "tuple":
         items = tuple(value_of_model(item) for item in model.items)
+        if "or-item" in model.params:  # the tuple or one of its items: only ``a, b = ...`` says it is the tuple
+            return Value(Kind.UNKNOWN, unpacked=items)
         if model.open_ended:
             return Value(Kind.SEQUENCE, items=items, open_ended=True)
         return Value(Kind.SEQUENCE, items=items, element=None)

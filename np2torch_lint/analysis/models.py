@@ -74,6 +74,7 @@ PARAMS: dict[str, re.Pattern[str]] = {
     "keeps": re.compile(r"\d+"),  # ``instance``: that argument itself when it is a known object, as wrapped
     "changes": re.compile(r"\d+"),  # ``wrapped``: that item of the wrapped method's result is not kept
     "elements-of": re.compile(r"\d+"),  # a sequence of that argument's elements (empty without it)
+    "or-item": re.compile(r"\d+"),  # ``tuple``: or (older versions) that item alone; unpacking tells which
 }
 #: a row that applies only when an argument is a string literal: ``"envpool.make[env_type@1=gym]"`` (the keyword
 #: ``env_type``, or the argument at position 1, is ``"gym"``).
@@ -151,6 +152,8 @@ def parse_spec(spec: str) -> Model:
             params[name] = value
         else:
             raise ModelError(f"{spec!r}: unknown attribute {attribute!r}")
+    if "or-item" in params and (kind != "tuple" or open_ended or int(params["or-item"]) >= len(items)):
+        raise ModelError(f"{spec!r}: or-item=N needs a tuple of known length with an item N")
     return Model(kind, dtype, frozenset(flags), params, items, of, open_ended)
 
 

@@ -57,6 +57,9 @@ class StatementsMixin:
             elements = target.elements
             items = value.items if value.items is not None and (
                 len(value.items) == len(elements) or value.open_ended and len(value.items) <= len(elements)) else None
+            if value.unpacked is not None and len(value.unpacked) == len(elements) and not any(
+                    isinstance(element, cst.StarredElement) for element in elements):
+                items = value.unpacked  # ``s, _ = env.reset()``: the code says it is the tuple
             # unpacking a tensor (its rows), or a model's tuple of outputs, gives tensors like it
             part = value.but(items=None, float64_origins=frozenset(), transfer=None) if (
                 value.kind is Kind.TENSOR) else UNKNOWN

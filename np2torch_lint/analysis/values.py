@@ -73,6 +73,10 @@ class Value:
     #: for a list or deque kept on an object of a class of this file: (the class, the attribute), so that what
     #: is put into it through any name reaches what the attribute holds (``containers.py``).
     holder: tuple[object, str] | None = None
+    #: for a value not known as a whole: what unpacking it into exactly that many names gives (old gym's
+    #: ``env.reset()`` is the observation, gym >= 0.26's is ``(observation, info)``: ``s, _ = env.reset()``
+    #: says which; ``models.py``: ``or-item=N``).
+    unpacked: tuple[Value, ...] | None = None
 
     def but(self, **changes: object) -> Value:
         return dataclasses.replace(self, **changes)
