@@ -65,13 +65,8 @@ class CallsMixin:
             return self._call_one_of(node, callee.items, args)
         if kind is Kind.REF:
             result = self._call_qualname(node, callee.qualname or "", args)
-            if result.loop_item is None and (result.is_numpy or result.kind is Kind.TENSOR):
-                # ``np.asarray(a)``, ``torch.relu(t)``: made from a loop's item, it is that item's too
-                item = next((v.loop_item for v in args.positional if v.loop_item is not None and (
-                    v.is_numpy or v.kind in (Kind.TENSOR, Kind.UNKNOWN))), None)
-                if item is not None:
-                    result = result.but(loop_item=item)
-            return result
+            self._note_stacked(callee.qualname, args)
+            return self._made_from_item(result, args)
         definition = callee.definition
         if kind is Kind.FUNCTION and isinstance(definition, FunctionInfo):
             return self._call_function(definition, args)
@@ -83,10 +78,19 @@ class CallsMixin:
             return self._module_output(callee, args)
         if kind is Kind.INSTANCE and callee.qualname:
             model = self.models.call(callee.qualname + ".__call__")
-            if model is not None:
-                return self._apply_model(node, callee.qualname + ".__call__", model, args)
+            if model is not None:  # ``transforms.ToTensor()(img)``
+                return self._made_from_item(self._apply_model(node, callee.qualname + ".__call__", model, args), args)
         self._spoil_passed_containers(args)
-        return UNKNOWN
+        return self._made_from_item(UNKNOWN, args)  # ``self.perturbation(x[i])``: unknown, but each item's own
+
+    def _made_from_item(self, result: Value, args: Args) -> Value:
+        """``np.asarray(a)``, ``torch.relu(t)``, ``transform(a)``: made from a loop's item (an array, a tensor or
+        unknown), the result is that item's too; what it is stays what the call gives."""
+        if result.loop_item is not None or not (result.is_numpy or result.kind in (Kind.TENSOR, Kind.UNKNOWN)):
+            return result
+        item = next((v.loop_item for v in args.positional if v.loop_item is not None and (
+            v.is_numpy or v.kind in (Kind.TENSOR, Kind.UNKNOWN))), None)
+        return result if item is None else result.but(loop_item=item)
 
     def _call_builtin(self, name: str, args: Args) -> Value:
         first = args.first
@@ -171,11 +175,13 @@ class CallsMixin:
             if move is not None and move.kind == "move":
                 # ``batch.cuda()``, ``x.to(device)``: only tensors (and modules) move; where the result is later
                 # used as a tensor, it is one on that device. Nothing else of ``batch`` is known.
-                # In ``torch.stack([image.to(device) for image in images])`` the items are tensors (stack takes
-                # nothing else), so a per-item move is one: it keeps the loop item, for NPT005.
-                stacked_item = self.stacking_call is not None and receiver.loop_item is not None
-                tensor = Value(Kind.TENSOR, loop_item=receiver.loop_item if stacked_item else None)
-                return self._apply_model(node, f"torch.Tensor.{method}", move, args, tensor)
+                # A loop's item moved this way is a tensor only where the moved items are stacked
+                # (``torch.stack([image.to(device) for image in images])``, or appended to a list that is): stack
+                # and cat take nothing else, unless a class of the file defines ``__torch_function__``.
+                per_item = receiver.loop_item is not None and not self.torch_function_overridden
+                tensor = Value(Kind.TENSOR, loop_item=receiver.loop_item if per_item else None)
+                moved = self._apply_model(node, f"torch.Tensor.{method}", move, args, tensor)
+                return moved.but(transfer_needs_stack=True) if moved.transfer is not None else moved
         definition = receiver.definition
         found = definition.method(method) if isinstance(definition, ClassInfo) else None
         self._note_method_call(receiver, method, found)
@@ -203,9 +209,10 @@ class CallsMixin:
 
     def _sequence_method(self, func: cst.Attribute, sequence: Value, method: str, args: Args) -> Value:
         if method == "append" and args.first is not None:
-            self._note_collected(args.first, "append")
+            awaits_stack = self._note_collected(args.first, "append")
             if isinstance(func.value, cst.Name):
-                element = args.first.but(loop_item=None, transfer=None)
+                # an unknown item's transfer stays on the list's element until the list is stacked
+                element = args.first.but(loop_item=None, transfer=args.first.transfer if awaits_stack else None)
                 self.scope.names[func.value.value] = sequence.but(
                     items=None, element=element if sequence.element is None else join(sequence.element, element))
         if method in ("pop", "popleft"):

@@ -8,6 +8,7 @@ from typing import Callable
 import libcst as cst
 
 from . import known_apis as api
+from .arguments import Args
 from .facts import CollectedTransfer
 from .scope import Scope
 from .syntax import bool_literal_node, ends_abruptly, is_copy_flag_test, pattern_names
@@ -265,8 +266,9 @@ class ControlFlowMixin:
 
     def _mark_item(self, item: Value, loop_id: int) -> Value:
         if item.kind is Kind.SEQUENCE and item.items is not None:  # zip/enumerate: mark the parts
-            return item.but(items=tuple(self._mark_item(part, loop_id) for part in item.items), loop_item=loop_id)
-        return item.but(loop_item=loop_id)
+            return item.but(items=tuple(self._mark_item(part, loop_id) for part in item.items), loop_item=loop_id,
+                            transfer=None)
+        return item.but(loop_item=loop_id, transfer=None)  # a list's items moved earlier are not moved here
 
     def _element_of(self, iterable: Value) -> Value:
         if iterable.kind is Kind.SEQUENCE:
@@ -284,12 +286,29 @@ class ControlFlowMixin:
     def _current_loop(self) -> Loop | None:
         return self.loops[-1] if self.loops else None
 
-    def _note_collected(self, value: Value, how: str, stacked_by: cst.Call | None = None) -> None:
-        """``value`` was appended to a list or stored in one: a per-item transfer in this loop is batchable."""
+    def _note_collected(self, value: Value, how: str, stacked_by: cst.Call | None = None) -> bool:
+        """``value`` was appended to a list or stored in one: a per-item transfer in this loop is batchable.
+        The transfer of an item of unknown kind counts only once the items are stacked: True when it waits for
+        that (``_note_stacked``)."""
         loop = self._current_loop()
         if value.transfer is None or loop is None or value.loop_item != loop.id or loop.not_a_collection:
-            return
+            return False
+        if value.transfer_needs_stack and stacked_by is None:
+            self.transfers_awaiting_stack[value.transfer] = (loop.node, how)
+            return True
         self.facts.collected_transfers.append(CollectedTransfer(value.transfer, loop.node, how, stacked_by))
+        return False
+
+    def _note_stacked(self, qualname: str | None, args: Args) -> None:
+        """``torch.stack(frames)``/``torch.cat(frames)`` of a list that per-item transfers of unknown items were
+        appended to: they were tensors (nothing else stacks), moved one by one."""
+        first = args.first
+        if qualname not in api.STACKING or first is None or first.kind is not Kind.SEQUENCE or first.element is None:
+            return
+        transfer = first.element.transfer
+        waiting = self.transfers_awaiting_stack.get(transfer) if transfer is not None else None
+        if waiting is not None and not self.torch_function_overridden:
+            self.facts.collected_transfers.append(CollectedTransfer(transfer, *waiting))
 
     def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
                        collected: bool | None = None) -> Value:
@@ -313,9 +332,9 @@ class ControlFlowMixin:
             element = self.eval(node.elt)
             if collected is None:
                 collected = not isinstance(node, cst.GeneratorExp)
-            if collected:
-                self._note_collected(element, "comprehension", stacked_by=self.stacking_call)
-            return Value(Kind.SEQUENCE, element=element.but(loop_item=None, transfer=None))
+            awaits_stack = collected and self._note_collected(element, "comprehension", stacked_by=self.stacking_call)
+            return Value(Kind.SEQUENCE, element=element.but(
+                loop_item=None, transfer=element.transfer if awaits_stack else None))
         finally:
             del self.loops[loops_before:]
             self.scope = before

@@ -173,6 +173,8 @@ class DefinitionsMixin:
         if owner is not None:
             if role != "setter":
                 owner.methods[node.name.value] = info
+            if node.name.value == "__torch_function__":
+                self.torch_function_overridden = True  # torch.stack may give objects of this class (torchrl's specs)
             self.scope.names[node.name.value] = Value(Kind.FUNCTION, definition=info)
         else:
             self.scope.names[node.name.value] = Value(Kind.FUNCTION, definition=info)

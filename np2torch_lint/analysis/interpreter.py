@@ -70,6 +70,10 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.summaries: dict[tuple, Value] = {}
         self.summaries_running: set[tuple] = set()
         self.stacking_call: cst.Call | None = None  # a torch.stack(...) whose argument is being evaluated
+        #: a class of the file defines ``__torch_function__``: torch.stack/cat may take its objects, not only tensors
+        self.torch_function_overridden = False
+        #: per-item transfers of unknown items appended to a list: the loop, until the list is stacked (NPT005)
+        self.transfers_awaiting_stack: dict[cst.Call, tuple[cst.CSTNode, str]] = {}
         self.function_node: cst.FunctionDef | cst.Lambda | None = None  # whose body is being read; None: module
         #: the function whose body is being read (None: the module), and whether with its parameters unknown
         self.function_info: FunctionInfo | None = None

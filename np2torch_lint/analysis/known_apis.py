@@ -14,6 +14,9 @@ COLLECTORS = {"builtins.list", "builtins.tuple", "builtins.set", "builtins.sorte
               "torch.concat", "torch.concatenate",
               "torch.vstack", "torch.hstack", "numpy.stack", "numpy.concatenate"}
 
+# Calls that take tensors only (or objects of a class with ``__torch_function__``) and stack them into one.
+STACKING = {"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.vstack", "torch.hstack"}
+
 # Builtins the analysis knows; an unbound name among these is the builtin.
 BUILTINS = {"float", "int", "bool", "complex", "list", "tuple", "set", "sorted", "reversed", "zip", "enumerate",
             "range", "len", "str", "repr", "print", "isinstance", "hash", "id", "super"}

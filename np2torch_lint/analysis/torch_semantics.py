@@ -143,9 +143,15 @@ class TorchMixin:
                            float64_origins=frozenset() if decided else tensor.float64_origins)
         loop = self._current_loop()
         per_item_device = loop is not None and any(value.loop_item == loop.id for value in args.all_values())
-        if (on_accelerator and loop is not None and tensor.loop_item == loop.id
+        # a ``torch.device`` of unknown type (``device: torch.device``, ``x.device``) may be an accelerator, as an
+        # unknown ``device`` parameter may; it counts where the moved items are stacked (detectron2 moves images
+        # of different sizes to ``self.device``, a ``pixel_mean.device``, and pads them)
+        to_accelerator = on_accelerator or (on_accelerator is None and destination is None
+                                            and _names_unknown_device(args))
+        if (to_accelerator and loop is not None and tensor.loop_item == loop.id
                 and tensor.on_accelerator is not True and not per_item_device):
-            moved = moved.but(transfer=node)  # (``for blob, dev in zip(blobs, devices)``: one batch per device)
+            # (``for blob, dev in zip(blobs, devices)``: one batch per device)
+            moved = moved.but(transfer=node, transfer_needs_stack=not on_accelerator)
         return moved
 
     def _destination_on_accelerator(self, destination: str | None, args: Args, current: bool | None
@@ -188,6 +194,12 @@ class TorchMixin:
             # strings are NumPy's: "float" means float64 there, as the builtin does
             return BUILTIN_DTYPES.get(value.literal) or DTYPE_NAMES.get(value.literal)
         return None
+
+
+def _names_unknown_device(args: Args) -> bool:
+    """``.to(device)`` where ``device`` is a ``torch.device`` whose type is unknown."""
+    device = args.keywords.get("device") or args.first
+    return device is not None and device.kind is Kind.DEVICE and device.on_accelerator is None
 
 
 def device_on_accelerator(value: Value | None) -> bool | None:

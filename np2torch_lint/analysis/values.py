@@ -59,6 +59,9 @@ class Value:
     loop_item: int | None = None
     #: the per-item ``.to(device)``/``.cuda()`` call that moved this value, when it was moved inside a loop.
     transfer: cst.Call | None = None
+    #: ``transfer`` moved an item of unknown kind: it counts only where the moved items are stacked
+    #: (``torch.stack``/``torch.cat`` take tensors), see ``control_flow._note_stacked``.
+    transfer_needs_stack: bool = False
     #: for an ndarray: whether it may have a negative stride (``a[::-1]``, ``np.flip``), which torch rejects.
     negative_strides: bool | None = None
     #: for an ndarray: whether it may be read-only (``np.broadcast_to``, a memmap opened "r").
@@ -146,6 +149,7 @@ def join(a: Value, b: Value) -> Value:
         float64_origins=a.float64_origins | b.float64_origins,
         loop_item=a.loop_item if a.loop_item == b.loop_item else None,
         transfer=a.transfer if a.transfer is b.transfer else None,
+        transfer_needs_stack=a.transfer_needs_stack or b.transfer_needs_stack,
         negative_strides=either(a.negative_strides, b.negative_strides),
         read_only=either(a.read_only, b.read_only),
         # pending if pending on any path
