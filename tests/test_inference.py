@@ -90,6 +90,9 @@ LAYOUT_SOURCES = [
     ("np.memmap('m.dat', dtype=np.float32, mode='c')", True, True), ("np.load('x.npy', mmap_mode='r')", True, True),
     ("np.load('x.npy', mmap_mode='r+')", True, True),
     ("np.lib.stride_tricks.sliding_window_view(a, 2, axis=0)", False, True),
+    ("np.array(np.broadcast_to(a, (2, 2, 3, 4)), copy=False)", False, True),
+    ("np.array(a[::-1], copy=None)", True, False),
+    ("np.array(a[::-1], copy=True)", False, False), ("np.array(a[::-1], np.float64, copy=False)", False, False),
 ]
 
 

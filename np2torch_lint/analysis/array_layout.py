@@ -27,7 +27,8 @@ class ArrayLayoutMixin:
         """``result`` of ``qualname(...)`` with what is known of its strides and writeable flag."""
         first = args.first
         source = first if first is not None and first.kind is Kind.NDARRAY else None
-        kept: Layout = (source.negative_strides, source.read_only) if source is not None else _UNKNOWN_LAYOUT
+        kept: Layout = (source.negative_strides, source.read_only) if source is not None else (
+            self._array_interface_layout(first))
         layout = _UNKNOWN_LAYOUT
         if qualname in api.NUMPY_FLIPS:
             k = _argument_node(node, 1, "k")
@@ -40,7 +41,14 @@ class ArrayLayoutMixin:
             converts = qualname in ("numpy.asarray", "numpy.asanyarray") and (len(args.positional) > 1 or args.keywords)
             layout = _UNKNOWN_LAYOUT if converts else kept  # np.asarray(a, dtype) may copy
         elif qualname in api.NUMPY_COPYING:
-            layout = _FRESH if "copy" not in args.keywords else _UNKNOWN_LAYOUT
+            if "copy" not in args.keywords:
+                layout = _FRESH
+            elif qualname == "numpy.array" and len(args.positional) == 1 and set(args.keywords) == {"copy"}:
+                # ``copy=False`` (NumPy 2 raises if a copy is needed, NumPy 1 copies then) or ``copy=None``: with
+                # no dtype asked for, no copy is needed, so it is the argument's own array
+                layout = kept if _no_copy(args.keywords["copy"]) else _UNKNOWN_LAYOUT
+            else:
+                layout = _UNKNOWN_LAYOUT
         elif qualname in api.NUMPY_CONTIGUOUS:  # an array that is contiguous already comes back as it is
             layout = (False, False if kept[1] is False else None)
         elif qualname in api.NUMPY_READ_ONLY_VIEWS:
@@ -55,6 +63,14 @@ class ArrayLayoutMixin:
             if mode is not None:
                 layout = (False, mode == "r")
         return _with_layout(result, layout)
+
+    def _array_interface_layout(self, value: Value | None) -> Layout:
+        """The array NumPy takes from a library object without copying: read-only where its ``__array__`` row says
+        so (``PIL.Image.Image``: the pixels come as ``bytes``)."""
+        if value is None or value.kind is not Kind.INSTANCE or not value.qualname:
+            return _UNKNOWN_LAYOUT
+        model = self.models.call(value.qualname + ".__array__")
+        return (False, True) if model is not None and "read-only" in model.flags else _UNKNOWN_LAYOUT
 
     def _numpy_method_layout(self, func: cst.Attribute, receiver: Value, method: str, args: Args,
                              result: Value) -> Value:
@@ -101,6 +117,10 @@ def subscript_layout(node: cst.Subscript, base: Value, index_values: list[Value]
     if drops_an_axis:  # the axis dropped may be the one with the negative stride
         return (False if base.negative_strides is False else None), base.read_only
     return base.negative_strides, base.read_only
+
+
+def _no_copy(copy: Value) -> bool:
+    return copy.kind is Kind.NONE or bool_literal(copy) is False
 
 
 def _with_layout(value: Value, layout: Layout) -> Value:

@@ -51,6 +51,8 @@ FLAGS = frozenset({
     "params-of-args", "reads-tensor", "autograd", "decides-dtype", "from-bounds", "args-give-tuple", "off", "on",
     "set", "inference", "clears-origins", "keeps-device", "floats", "widens-ints", "numpy-scalar", "in-place",
     "unknown-dtype",
+    # ``Q.__array__``: the array NumPy gets without a copy is read-only (PIL hands out its pixels as ``bytes``)
+    "read-only",
 })
 #: attributes that take a value, and what the value may be.
 _ARGUMENT = r"(?:\d+|self)"
