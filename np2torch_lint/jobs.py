@@ -167,7 +167,6 @@ def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: 
     keys = [linter.known(path, text) for path, text in files]
     results: list[FileResult | None] = [linter.cached(key, edits) for key in keys]
     pending = [index for index, result in enumerate(results) if result is None]
-    project.linting.update(keys[index][0] for index in pending)
     # imported modules first: their summaries, made while linting them, are there for their importers
     inside = [index for index in pending if project.contains(files[index][0])]
     levels = [[inside[i] for i in level]
@@ -176,6 +175,7 @@ def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: 
     if outside:  # files outside the project are linted on their own, in any order
         levels.append(outside)
     if jobs <= 1 or len(pending) < _PARALLEL_AT_LEAST:
+        project.linting.update(keys[index][0] for index in pending)
         for index in (index for level in levels for index in level):
             results[index] = linter.analysed(*files[index], keys[index], edits)
         return results  # type: ignore[return-value]

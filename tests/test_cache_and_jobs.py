@@ -207,8 +207,28 @@ def test_a_file_parsed_for_an_importer_is_not_parsed_again_to_be_linted(tmp_path
     assert parsed.count(sub) == 1  # summarised while main.py is linted, then linted from the same tree
 
 
-def test_a_cold_run_writes_each_cache_entry_once(project, tmp_path, monkeypatch):
-    root = project
+def test_a_file_parsed_for_the_project_facts_is_not_parsed_again_to_be_linted(tmp_path, monkeypatch):
+    root = tmp_path / "defaults"
+    shutil.copytree(PROJECTS / "defaults", root)
+    (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    parsed: list[str] = []
+    original = libcst.parse_module
+
+    def counting(text, *args, **kwargs):
+        parsed.append(text)
+        return original(text, *args, **kwargs)
+
+    monkeypatch.setattr(libcst, "parse_module", counting)
+    findings(root, Performance(cache=False))
+    run = (root / "run.py").read_text(encoding="utf-8")
+    assert parsed.count(run) == 1  # it sets the default dtype: read for the facts, then linted from that tree
+
+
+@pytest.mark.parametrize("name", ["relative", "defaults"])
+def test_a_cold_run_writes_each_cache_entry_once(name, tmp_path, monkeypatch):
+    root = tmp_path / name
+    shutil.copytree(PROJECTS / name, root)
+    (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
     written: list[str] = []
     original = cache_module.replace_file
 

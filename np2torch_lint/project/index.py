@@ -76,9 +76,10 @@ class Project:
     _graph: dict[Path, list[Path]] = field(default_factory=dict)
     _components: dict[Path, Path] = field(default_factory=dict)
     _facts: ProjectFacts | None = None
-    #: files this run will analyse (``lint_files``), and the trees of those among them that were parsed earlier to
-    #: summarise them for an importer (a module reached as an attribute, ``pkg.sub.f``, is not ordered before its
-    #: user): linting takes the tree instead of parsing the file again
+    #: files this run will analyse in this process (``lint_files``), and the trees of those among them that were
+    #: parsed before their turn, to summarise them for an importer (a module reached as an attribute,
+    #: ``pkg.sub.f``, is not ordered before its user) or for the project facts: linting takes the tree instead of
+    #: parsing the file again, and writes their cache entries
     linting: set[Path] = field(default_factory=set)
     _trees: dict[Path, tuple[str, object]] = field(default_factory=dict)
 
@@ -230,22 +231,31 @@ class Project:
         return ModuleSummary(path, entry["summary"], entry["summary_digest"])
 
     def _computed_summary(self, path: Path) -> ModuleSummary | None:
-        from ..engine import could_have_findings, parse  # the engine imports this module
-
         read = self.text_of(path)
         if read is None:
             return None
         try:
-            tree = parse(read[0])
+            tree = self._parsed(path, read[0])
         except SourceError:
             return None
         link = self.link(path)
         analyzer = Analyzer(self.models, link)
         analyzer.analyze(tree)
-        if path in self.linting and could_have_findings(read[0], project=True):  # it will be analysed
-            self._trees[path] = (read[0], tree)
         # a file this run lints has its entry written with its findings
         return self.remember(link, analyzer.exported(), write=path not in self.linting)
+
+    def _parsed(self, path: Path, text: str):  # -> libcst.Module
+        """A module parsed before its turn (for an importer, or for the project facts); a file this run will lint
+        keeps its tree for then."""
+        from ..engine import could_have_findings, parse  # the engine imports this module
+
+        kept = self._trees.get(path)
+        if kept is not None and kept[0] == text:
+            return kept[1]
+        tree = parse(text)
+        if path in self.linting and could_have_findings(text, project=True):  # it will be analysed
+            self._trees[path] = (text, tree)
+        return tree
 
     def parsed_for_importer(self, path: str | Path, text: str):  # -> libcst.Module | None
         """The tree of a file being linted when it was parsed already, for an importer, from this same text."""
@@ -275,14 +285,12 @@ class Project:
             entry = self.cache.entry(path, read[1])
             if entry is not None and isinstance(entry.get("changes_default_dtype"), bool):
                 return entry["changes_default_dtype"]
-        from ..engine import parse
-
         try:
-            changes = Analyzer().analyze(parse(read[0])).sets_default_dtype
+            changes = Analyzer().analyze(self._parsed(path, read[0])).sets_default_dtype
         except SourceError:
             changes = False
         if self.cache is not None:
-            self.cache.update(path, read[1], changes_default_dtype=changes)
+            self.cache.update(path, read[1], path not in self.linting, changes_default_dtype=changes)
         return changes
 
     def _all_files(self) -> list[Path]:
