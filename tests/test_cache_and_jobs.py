@@ -191,34 +191,36 @@ def test_a_submodule_reached_as_an_attribute_is_summarised_once_so_a_warm_run_an
     assert analysed == []
 
 
-def test_a_file_parsed_for_an_importer_is_not_parsed_again_to_be_linted(tmp_path, monkeypatch):
-    root = attribute_project(tmp_path)
-    with_tree_kept = findings(root, Performance(cache=False))
-    parsed: list[str] = []
+@pytest.fixture
+def parsed(monkeypatch) -> list[str]:
+    """The texts LibCST parses."""
+    texts: list[str] = []
     original = libcst.parse_module
 
     def counting(text, *args, **kwargs):
-        parsed.append(text)
+        texts.append(text)
         return original(text, *args, **kwargs)
 
     monkeypatch.setattr(libcst, "parse_module", counting)
-    assert findings(root, Performance(cache=False)) == with_tree_kept
+    return texts
+
+
+def copied_project(tmp_path: Path, name: str) -> Path:
+    root = tmp_path / name
+    shutil.copytree(PROJECTS / name, root)
+    (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    return root
+
+
+def test_a_file_parsed_for_an_importer_is_not_parsed_again_to_be_linted(tmp_path, parsed):
+    root = attribute_project(tmp_path)
+    findings(root, Performance(cache=False))
     sub = (root / "pkg" / "sub.py").read_text(encoding="utf-8")
     assert parsed.count(sub) == 1  # summarised while main.py is linted, then linted from the same tree
 
 
-def test_a_file_parsed_for_the_project_facts_is_not_parsed_again_to_be_linted(tmp_path, monkeypatch):
-    root = tmp_path / "defaults"
-    shutil.copytree(PROJECTS / "defaults", root)
-    (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
-    parsed: list[str] = []
-    original = libcst.parse_module
-
-    def counting(text, *args, **kwargs):
-        parsed.append(text)
-        return original(text, *args, **kwargs)
-
-    monkeypatch.setattr(libcst, "parse_module", counting)
+def test_a_file_parsed_for_the_project_facts_is_not_parsed_again_to_be_linted(tmp_path, parsed):
+    root = copied_project(tmp_path, "defaults")
     findings(root, Performance(cache=False))
     run = (root / "run.py").read_text(encoding="utf-8")
     assert parsed.count(run) == 1  # it sets the default dtype: read for the facts, then linted from that tree
@@ -226,9 +228,7 @@ def test_a_file_parsed_for_the_project_facts_is_not_parsed_again_to_be_linted(tm
 
 @pytest.mark.parametrize("name", ["relative", "defaults"])
 def test_a_cold_run_writes_each_cache_entry_once(name, tmp_path, monkeypatch):
-    root = tmp_path / name
-    shutil.copytree(PROJECTS / name, root)
-    (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    root = copied_project(tmp_path, name)
     written: list[str] = []
     original = cache_module.replace_file
 
