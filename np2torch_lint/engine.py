@@ -188,8 +188,8 @@ def garbage_collected_after() -> Iterator[None]:
     try:
         yield
     finally:
-        gc.collect(0)
-        if collecting:
+        if collecting:  # a host that turned the collector off keeps it off
+            gc.collect(0)
             gc.enable()
 
 
@@ -213,7 +213,8 @@ def findings_for(module: cst.Module, codes: Collection[str] | None = None,
     if project is not None:
         facts.default_dtype_changed_in = project.facts().default_dtype_changed_in
         if link is not None:
-            project.remember(link, analyzer.exported(), write=False)  # the caller caches it with the result
+            # a file linted through ``jobs.Linter`` has its summary cached with its findings, in one write
+            project.remember(link, analyzer.exported(), write=link.path not in project.linting)
     findings = [finding for rule in ALL_RULES if codes is None or rule.CODE in codes
                 for finding in rule.check(facts, style)]
     return findings, facts, analyzer

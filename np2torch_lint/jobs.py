@@ -129,11 +129,17 @@ class Linter:
         return self.cached(key, edits) or self.analysed(path, text, key, edits)
 
     def analysed(self, path: str, text: str, key: tuple[Path, str], edits: bool) -> FileResult:
-        """One file's result analysed now, and cached."""
-        with garbage_collected_after():
-            result = self._analysed(path, text, edits)
-        if self.cache is not None:
-            self.cache.update(*key, result=result.as_data())
+        """One file's result analysed now, and cached (its summary with it, in one write)."""
+        project = self.context.project
+        assert project is not None
+        project.linting.add(key[0])
+        try:
+            with garbage_collected_after():
+                result = self._analysed(path, text, edits)
+            if self.cache is not None:
+                self.cache.update(*key, result=result.as_data())
+        finally:
+            project.done_linting(key[0])
         return result
 
     def _analysed(self, path: str, text: str, edits: bool) -> FileResult:

@@ -227,15 +227,54 @@ def test_a_file_parsed_for_the_project_facts_is_not_parsed_again_to_be_linted(tm
 
 
 @pytest.mark.parametrize("name", ["relative", "defaults"])
-def test_a_cold_run_writes_each_cache_entry_once(name, tmp_path, monkeypatch):
+def test_a_cold_run_writes_the_entry_of_each_analysed_file_once(name, tmp_path, monkeypatch):
     root = copied_project(tmp_path, name)
-    written: list[str] = []
+    written: list[Path] = []
     original = cache_module.replace_file
 
     def counting(path, *args, **kwargs):
-        written.append(str(path))
+        written.append(Path(path))
         return original(path, *args, **kwargs)
 
     monkeypatch.setattr(cache_module, "replace_file", counting)
     findings(root, Performance(cache=True, cache_dir=tmp_path / "cache"))
-    assert written and len(written) == len(set(written))  # a summary and its file's findings in one entry
+    analysed = [target for target in set(written)  # (a file skipped as clean is written again if an importer
+                if "torch" in Path(json.loads(target.read_text(encoding="utf-8"))["path"]).read_text(  # needs it)
+                    encoding="utf-8")]
+    assert analysed and all(written.count(target) == 1 for target in analysed)  # summary and findings together
+
+
+def cached_entries(folder: Path) -> dict[str, dict]:
+    """The cache's entries by the file name they are for."""
+    entries = (json.loads(path.read_text(encoding="utf-8")) for path in folder.rglob("*.json"))
+    return {Path(entry["path"]).name: entry for entry in entries}
+
+
+def reexport_project(tmp_path: Path) -> Path:
+    """pkg/__init__.py re-exports a helper and says nothing a rule looks for, so it is skipped as clean."""
+    root = tmp_path / "reexport"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    (root / "pkg" / "__init__.py").write_text("from .sub import make\n", encoding="utf-8")
+    (root / "pkg" / "sub.py").write_text("import numpy as np\n\n\ndef make():\n    return np.zeros(3)\n",
+                                         encoding="utf-8")
+    (root / "main.py").write_text("import torch\nfrom pkg import make\n\nx = torch.tensor(make())\n", encoding="utf-8")
+    return root
+
+
+def test_a_module_skipped_as_clean_still_has_its_summary_cached(tmp_path):
+    root = reexport_project(tmp_path)
+    findings(root, Performance(cache=True, cache_dir=tmp_path / "cache"))
+    entries = cached_entries(tmp_path / "cache")
+    assert "result" in entries["__init__.py"] and "summary" in entries["__init__.py"]
+
+
+def test_linting_one_text_in_a_project_caches_its_summary(tmp_path):
+    # as the language server does: no jobs.Linter.analysed around it to write the entry afterwards
+    from np2torch_lint.engine import lint_text
+
+    root = reexport_project(tmp_path)
+    linter = jobs.Linter.for_settings(load_settings(root / "pyproject.toml"), tmp_path / "cache")
+    sub = root / "pkg" / "sub.py"
+    lint_text(sub.read_text(encoding="utf-8"), str(sub), context=linter.context)
+    assert "summary" in cached_entries(tmp_path / "cache")["sub.py"]

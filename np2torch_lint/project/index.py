@@ -17,7 +17,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from ..analysis import Analyzer
 from ..analysis.exported import decode_names
@@ -26,6 +26,9 @@ from ..analysis.values import Kind, Value
 from ..files import SourceError, read_source
 from .cache import Cache, digest
 from .modules import ModuleFiles, absolute_module, imported_modules, strongly_connected
+
+if TYPE_CHECKING:
+    import libcst
 
 #: files whose text calls a setter of torch's default dtype (a definition of one is not a call); confirmed by
 #: analysing them
@@ -81,7 +84,7 @@ class Project:
     #: ``pkg.sub.f``, is not ordered before its user) or for the project facts: linting takes the tree instead of
     #: parsing the file again, and writes their cache entries
     linting: set[Path] = field(default_factory=set)
-    _trees: dict[Path, tuple[str, object]] = field(default_factory=dict)
+    _trees: dict[Path, tuple[str, libcst.Module]] = field(default_factory=dict)
 
     @classmethod
     def at(cls, root: Path, src: Iterable[str] = (".", "src"), models: Models | None = None,
@@ -244,7 +247,7 @@ class Project:
         # a file this run lints has its entry written with its findings
         return self.remember(link, analyzer.exported(), write=path not in self.linting)
 
-    def _parsed(self, path: Path, text: str):  # -> libcst.Module
+    def _parsed(self, path: Path, text: str) -> libcst.Module:
         """A module parsed before its turn (for an importer, or for the project facts); a file this run will lint
         keeps its tree for then."""
         from ..engine import could_have_findings, parse  # the engine imports this module
@@ -257,12 +260,16 @@ class Project:
             self._trees[path] = (text, tree)
         return tree
 
-    def parsed_for_importer(self, path: str | Path, text: str):  # -> libcst.Module | None
+    def parsed_for_importer(self, path: str | Path, text: str) -> libcst.Module | None:
         """The tree of a file being linted when it was parsed already, for an importer, from this same text."""
-        resolved = Path(path).resolve()
-        self.linting.discard(resolved)  # linted now: a summary made for an importer later need not keep its tree
-        kept = self._trees.pop(resolved, None)
+        kept = self._trees.pop(Path(path).resolve(), None)
         return kept[1] if kept is not None and kept[0] == text else None
+
+    def done_linting(self, path: Path) -> None:
+        """A file's turn is over (linted, or skipped as clean): a tree kept for it goes, and a summary made for an
+        importer later is cached at once, as nothing will write its entry again."""
+        self.linting.discard(path)
+        self._trees.pop(path, None)
 
     # -- what holds for the whole program
 
