@@ -213,8 +213,7 @@ def findings_for(module: cst.Module, codes: Collection[str] | None = None,
     if project is not None:
         facts.default_dtype_changed_in = project.facts().default_dtype_changed_in
         if link is not None:
-            # a file linted through ``jobs.Linter`` has its summary cached with its findings, in one write
-            project.remember(link, analyzer.exported(), write=link.path not in project.linting)
+            project.remember(link, analyzer.exported())
     findings = [finding for rule in ALL_RULES if codes is None or rule.CODE in codes
                 for finding in rule.check(facts, style)]
     return findings, facts, analyzer
@@ -295,7 +294,7 @@ def by_position(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None, style: FixStyle,
                          context: LintContext | None = None) -> Analysis:
     project = context.project if context is not None else None
-    module = project.parsed_for_importer(filename, text) if project is not None else None
+    module = project.parsed_before_its_turn(filename, text) if project is not None else None
     if module is None:
         module = parse(text)
     findings, facts, analyzer = findings_for(module, codes, style, context, filename)

@@ -190,7 +190,7 @@ class Project:
         self._summaries[path] = summary
         return summary
 
-    def remember(self, link: ModuleLink, exported: dict, write: bool = True) -> ModuleSummary:
+    def remember(self, link: ModuleLink, exported: dict) -> ModuleSummary:
         """A module's summary, computed by analysing it (while linting it, or for an importer): kept, and cached
         when its text was read here, so that importers need not compute it again.
 
@@ -204,10 +204,16 @@ class Project:
         summary = ModuleSummary(link.path, exported, digest_of(exported))
         self._summaries[link.path] = summary
         read = self._texts.get(link.path)
-        if self.cache is not None and read is not None:
-            self.cache.update(link.path, read[1], write, summary=exported, summary_digest=summary.digest,
-                              summary_dependencies=link.dependencies)
+        if read is not None:
+            self._cache(link.path, read[1], summary=exported, summary_digest=summary.digest,
+                        summary_dependencies=link.dependencies)
         return summary
+
+    def _cache(self, path: Path, content: str, **fields: object) -> None:
+        """Add to a module's cache entry: written now, or with its findings when its turn in this run is to come
+        (``linting``: one write per file)."""
+        if self.cache is not None:
+            self.cache.update(path, content, path not in self.linting, **fields)
 
     def dependencies_unchanged(self, dependencies: object) -> bool:
         """Whether every module a result used still has the summary it had (by digest)."""
@@ -244,8 +250,7 @@ class Project:
         link = self.link(path)
         analyzer = Analyzer(self.models, link)
         analyzer.analyze(tree)
-        # a file this run lints has its entry written with its findings
-        return self.remember(link, analyzer.exported(), write=path not in self.linting)
+        return self.remember(link, analyzer.exported())
 
     def _parsed(self, path: Path, text: str) -> libcst.Module:
         """A module parsed before its turn (for an importer, or for the project facts); a file this run will lint
@@ -260,8 +265,9 @@ class Project:
             self._trees[path] = (text, tree)
         return tree
 
-    def parsed_for_importer(self, path: str | Path, text: str) -> libcst.Module | None:
-        """The tree of a file being linted when it was parsed already, for an importer, from this same text."""
+    def parsed_before_its_turn(self, path: str | Path, text: str) -> libcst.Module | None:
+        """The tree of a file being linted when it was parsed already (for an importer or the project facts), from
+        this same text."""
         kept = self._trees.pop(Path(path).resolve(), None)
         return kept[1] if kept is not None and kept[0] == text else None
 
@@ -296,8 +302,7 @@ class Project:
             changes = Analyzer().analyze(self._parsed(path, read[0])).sets_default_dtype
         except SourceError:
             changes = False
-        if self.cache is not None:
-            self.cache.update(path, read[1], path not in self.linting, changes_default_dtype=changes)
+        self._cache(path, read[1], changes_default_dtype=changes)
         return changes
 
     def _all_files(self) -> list[Path]:

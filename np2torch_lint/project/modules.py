@@ -22,10 +22,10 @@ class ModuleFiles:
     """Where modules are: a module name and the importing file's folder -> a path; cached per run."""
 
     src_roots: tuple[Path, ...]
-    #: module -> its file under a source root; (module, importing folder) -> its file beside the importer
+    #: module -> its file under a source root (shared by every importing folder)
     _in_roots: dict[str, Path | None] = field(default_factory=dict)
-    _in_folders: dict[tuple[str, Path], Path | None] = field(default_factory=dict)
     _tops: dict[tuple[str, Path | None], bool] = field(default_factory=dict)
+    #: (module, importing folder) -> its file
     _answers: dict[tuple[str, Path | None], Path | None] = field(default_factory=dict)
 
     def module_of(self, path: Path) -> tuple[str, bool] | None:
@@ -59,10 +59,7 @@ class ModuleFiles:
         found = self._in_roots[module]
         if found is not None or folder is None or folder in self.src_roots:
             return found
-        key = (module, folder)
-        if key not in self._in_folders:
-            self._in_folders[key] = _module_file(module, (folder,))
-        return self._in_folders[key]
+        return _module_file(module, (folder,))
 
     def has_top(self, top: str, folder: Path | None = None) -> bool:
         """Whether a top-level name is a package or module of the project: under a source root, or beside the
