@@ -96,6 +96,8 @@ class CallsMixin:
         first = args.first
         if name in ("list", "tuple", "sorted", "reversed") and first is not None:
             return Value(Kind.SEQUENCE, element=self._element_of(first))
+        if name in ("list", "tuple") and not args.keywords:
+            return Value(Kind.SEQUENCE, items=())  # ``list()``: an empty one, as ``[]`` is
         if name == "zip":
             parts = tuple(self._element_of(v) for v in args.positional)
             return Value(Kind.SEQUENCE, element=Value(Kind.SEQUENCE, items=parts))
