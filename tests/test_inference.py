@@ -55,6 +55,23 @@ def test_other_dtypes_match_numpy_and_are_not_defaults(source):
     assert not by_default
 
 
+@pytest.mark.parametrize("source", [
+    "u8 * n", "np.arange(3) * n", "f32 * n", "np.random.rand(3) * n", "n * np.zeros(2, np.float16)", "b + n",
+    "b + 1", "b + 1.5", "b + True",
+])
+def test_a_number_parameter_gives_the_dtype_numpy_gives_for_any_number_or_none(source):
+    """``def f(n=0)``: ``n`` is a Python number, an int, a float or a bool as the caller passes it."""
+    facts = analyze(cst.parse_module(f"import numpy as np\nimport torch\nu8 = np.zeros(3, np.uint8)\n"
+                                     f"f32 = np.zeros(3, np.float32)\nb = np.array([True])\n"
+                                     f"def f(n=0):\n    torch.from_numpy({source})\n"))
+    [conversion] = facts.numpy_to_tensor
+    namespace = {"np": np, "u8": np.zeros(3, np.uint8), "f32": np.zeros(3, np.float32), "b": np.array([True])}
+    results = {np.asarray(eval(source, {**namespace, "n": n})).dtype.name for n in (2, 0.5, True)}
+    assert conversion.source.dtype in ({None} if len(results) > 1 else results | {None})
+    if len(results) == 1:
+        assert conversion.source.dtype is not None, f"{source} is {results} whatever the number"
+
+
 def test_unknown_values_stay_unknown():
     facts = analyze(cst.parse_module("import torch\ndef f(t, a):\n    t.numpy()\n    torch.tensor(a)\n"))
     assert facts.tensor_to_numpy == [] and facts.numpy_to_tensor == []

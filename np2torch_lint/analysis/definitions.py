@@ -20,6 +20,10 @@ from .syntax import dotted_name
 from .values import UNKNOWN, Kind, Value, join
 
 
+#: an unannotated parameter with a number default: a Python number (int, float or bool; which is not known)
+A_NUMBER = Value(Kind.NUMBER)
+
+
 @dataclass(eq=False)
 class FunctionInfo:
     """A ``def`` or ``lambda`` of this file, as its statement defined it."""
@@ -29,7 +33,7 @@ class FunctionInfo:
     #: the scope it was defined in: its globals or closure, as they are when it is called.
     scope: Scope | None
     #: parameter name -> the value of its default (parameters with one), and what its annotation says (when it
-    #: says something the analysis knows).
+    #: says something the analysis knows; without an annotation, a number default says a Python number).
     defaults: dict[str, Value] = field(default_factory=dict)
     annotations: dict[str, Value] = field(default_factory=dict)
     #: what the return annotation says (UNKNOWN without one).
@@ -197,6 +201,10 @@ class DefinitionsMixin:
                 annotated = self._value_of_annotation(param.annotation.annotation)
                 if annotated.kind is not Kind.UNKNOWN and param.star == "":
                     annotations[param.name.value] = annotated
+            elif param.default is not None and param.star == "" and defaults[param.name.value].kind is Kind.NUMBER:
+                # ``def f(x, scale=1)``: a Python number, as pyright infers from a default; which kind a caller
+                # passes (``scale=0.5``) is not known
+                annotations[param.name.value] = A_NUMBER
         return defaults, annotations
 
     def _lambda(self, node: cst.Lambda) -> Value:

@@ -47,6 +47,8 @@ class LibraryMixin:
             if index >= len(args.positional):  # ``deque(maxlen=n)``: a new, empty one
                 return UNKNOWN if any(key.startswith("*") for key in args.keywords) else Value(Kind.SEQUENCE, items=())
             return Value(Kind.SEQUENCE, element=self._element_of(args.positional[index]))
+        if kind == "sequence" and "items-like" in model.params:
+            return _arrays_like(args)
         if kind == "tensor":
             return self._tensor_result(node, qualname, model, args, receiver)
         handler = _EFFECTS.get(kind)
@@ -326,6 +328,15 @@ def _known_object(args: Args, position: str | None) -> Value | None:
         return None
     given = args.positional[int(position)]
     return given if given.kind is Kind.INSTANCE else None
+
+
+def _arrays_like(args: Args) -> Value:
+    """``np.meshgrid(x, y)``: one array per positional argument, each of that argument's dtype (no promotion)."""
+    if any(key.startswith("*") for key in args.keywords):
+        return Value(Kind.SEQUENCE)  # ``np.meshgrid(*axes)``: how many, and of what, is not known
+    return Value(Kind.SEQUENCE, items=tuple(
+        Value(Kind.NDARRAY, dtype=given.dtype, float64_by_default=given.float64_by_default) if given.is_numpy
+        else Value(Kind.NDARRAY) for given in args.positional))
 
 
 def value_of_model(model: Model) -> Value:

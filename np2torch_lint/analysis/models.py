@@ -76,6 +76,7 @@ PARAMS: dict[str, re.Pattern[str]] = {
     "keeps": re.compile(r"\d+"),  # ``instance``: that argument itself when it is a known object, as wrapped
     "changes": re.compile(r"\d+"),  # ``wrapped``: that item of the wrapped method's result is not kept
     "elements-of": re.compile(r"\d+"),  # a sequence of that argument's elements (empty without it)
+    "items-like": re.compile(r"\*"),  # a tuple of one array per positional argument, each of its dtype
     "or-item": re.compile(r"\d+"),  # ``tuple``: or (older versions) that item alone; unpacking tells which
 }
 #: a row that applies only when an argument is a string literal: ``"envpool.make[env_type@1=gym]"`` (the keyword

@@ -76,8 +76,13 @@ def numpy_promoted(operands: list[Value], kind: Kind) -> Value:
         dtype = promote_numpy(dtype, value.dtype)
     # float64 that no operand chose (f32 + int64 array) is promotion's default, not a decision
     by_default = any(v.float64_by_default for v in arrays) or not any(v.dtype == "float64" for v in arrays)
-    if is_integral(dtype) and any(v.kind is Kind.NUMBER and v.dtype == "float" for v in operands):
+    numbers = {v.dtype for v in operands if v.kind is Kind.NUMBER}
+    if is_integral(dtype) and "float" in numbers:
         dtype, by_default = "float64", True
+    elif is_integral(dtype) and None in numbers:
+        dtype = None  # ``ints * scale`` with ``scale`` an int or a float: int64 or float64
+    elif dtype == "bool" and "int" in numbers:
+        dtype = "int64"  # NumPy 2: ``bools + 1`` is int64
     return Value(kind, dtype=dtype, float64_by_default=by_default and dtype == "float64")
 
 

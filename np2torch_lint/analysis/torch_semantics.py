@@ -218,8 +218,8 @@ def device_on_accelerator(value: Value | None) -> bool | None:
         return None  # "meta" and other devices: not the accelerator NPT002 speaks of
     if value.kind is Kind.NONE:
         return False
-    if value.kind is Kind.NUMBER and value.dtype == "int":
-        return True
+    if value.kind is Kind.NUMBER and value.dtype in ("int", None):
+        return True  # a device index (a number that is not an int is no device)
     if value.kind is Kind.TENSOR:
         return value.on_accelerator
     if value.kind in (Kind.UNKNOWN, Kind.REF):
