@@ -194,7 +194,7 @@ class CallsMixin:
                     return self._call_function(found, args)  # ``Class.method(obj, ...)``
                 return self._call_function(found, args, receiver if not is_class or found.role == "classmethod"
                                            else None)
-            stored = definition.attribute(method)
+            stored = self._attribute_of(definition, method)
             if stored is not None:  # ``self.encoder(x)``: an attribute that holds something callable
                 return self._call_value(node, stored, args)
             if receiver.kind is Kind.CLASS:

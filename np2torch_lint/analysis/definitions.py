@@ -15,6 +15,7 @@ import libcst as cst
 
 from . import known_apis as api
 from .control_flow import NOT_A_GRAD_MODE
+from .facts import Facts
 from .scope import Scope
 from .syntax import dotted_name
 from .values import UNKNOWN, Kind, Value, join
@@ -141,6 +142,17 @@ def parameter_names_of(node: cst.FunctionDef | cst.Lambda) -> list[str]:
                                            params.star_arg, params.star_kwarg) if isinstance(param, cst.Param)]
 
 
+@dataclass(eq=False)
+class KeptRead:
+    """A method's body read while its class's attributes were collected, as its own read would be: the facts it
+    recorded (None when read silently), what it returned, and the attributes it looked up with what it found."""
+
+    facts: Facts | None
+    returned: Value
+    attribute_reads: list[tuple[ClassInfo, str, Value | None]]
+    silent: bool
+
+
 class DefinitionsMixin:
     """``def``, ``lambda`` and ``class`` statements, and reading their bodies."""
 
@@ -261,33 +273,58 @@ class DefinitionsMixin:
     def _read_pending_bodies(self, start: int = 0, containers_last: bool = False) -> None:
         """Read the bodies of the functions defined since ``start``, in the order they were defined.
 
-        A class's methods are first read silently, so that what one method assigns to ``self`` is known in all of
-        them (``__init__`` sets ``self.x``, ``forward`` reads it). With ``containers_last`` (the module's), the
-        bodies that read a container kept on ``self`` come last, once every call that fills one was read
+        What one method assigns to ``self`` must be known in all of them (``__init__`` sets ``self.x``, ``forward``
+        reads it), so a class's methods are first read to collect its attributes. That read is kept
+        (``KeptRead``): at the method's turn it stands for the method's own read when every attribute it looked up
+        still holds what it saw, and the method is read again otherwise. With ``containers_last`` (the module's),
+        the bodies that read a container kept on ``self`` come last, once every call that fills one was read
         (containers.py).
         """
         pending = self.pending_bodies[start:]
         del self.pending_bodies[start:]
         for owner in dict.fromkeys(info.owner for info in pending if info.owner is not None):
-            self._collect_attributes(owner)  # again, now that the code around the class has run
+            self._collect_attributes(owner, keep=True)  # again, now that the code around the class has run
         later = [info for info in pending if info in self.container_readers] if containers_last else []
         deferred = set(later)
         for info in pending:
             if info not in deferred:
                 self._read_body(info)
+        for info in later:
+            self.kept_reads.pop(info, None)  # what it read of a container changes when the containers are sealed
         if containers_last:
             self._seal_containers(later)
         for info in later:
             self._read_body(info)
+        for info in pending:
+            self.kept_reads.pop(info, None)  # one whose turn did not come (a body the analysis left)
 
-    def _collect_attributes(self, info: ClassInfo) -> None:
-        """What the methods of a class assign to ``self``: every method read silently, from a clean slate."""
+    def _collect_attributes(self, info: ClassInfo, keep: bool = False) -> None:
+        """What the methods of a class assign to ``self``: every method read from a clean slate, silently, or with
+        ``keep`` as its own read would (its facts held back until its turn, ``_read_body``)."""
         info.attributes_collected = True
         if info.node is None:
             return  # a class of another module: its summary holds its attributes
         info.attributes.clear()
         for method in info.methods.values():
-            self._read_body(method, silently=True)
+            if keep and method.owner is info:
+                self._keep_read(method)
+            else:
+                self._read_body(method, silently=True)
+
+    def _keep_read(self, info: FunctionInfo) -> None:
+        outer_reads, self.attribute_reads = self.attribute_reads, []
+        held = None
+        if not self.silent:  # dtype decisions are not held back: a summary read now is not read again
+            held = Facts(dtype_decided=self.recorded_facts.dtype_decided)
+        saved_facts, self.facts = self.facts, held if held is not None else self.facts
+        try:
+            returned = self._read_body(info, keep=True)
+        finally:
+            self.facts = saved_facts
+            reads, self.attribute_reads = self.attribute_reads, outer_reads
+        if outer_reads is not None:
+            outer_reads.extend(reads)  # a class defined in a method being kept: what it read, that method read
+        self.kept_reads[info] = KeptRead(held, returned, reads, self.silent)
 
     def _class_attributes_known(self, info: ClassInfo) -> None:
         """Before an object of the class is used: its attributes collected once (``C()`` runs ``__init__``)."""
@@ -295,8 +332,23 @@ class DefinitionsMixin:
             if not each.attributes_collected:
                 self._collect_attributes(each)
 
-    def _read_body(self, info: FunctionInfo, silently: bool = False) -> None:
-        """Read a body where it is defined, with its parameters as annotated (else unknown), recording facts."""
+    def _attribute_of(self, info: ClassInfo, name: str) -> Value | None:
+        """``info.attribute(name)``, noted for the read being kept, if one is (``KeptRead``)."""
+        value = info.attribute(name)
+        if self.attribute_reads is not None:
+            self.attribute_reads.append((info, name, value))
+        return value
+
+    def _read_body(self, info: FunctionInfo, silently: bool = False, keep: bool = False) -> Value:
+        """Read a body where it is defined, with its parameters as annotated (else unknown), recording facts;
+        ``keep``: for ``_keep_read``, without setting what it returns."""
+        if not silently and not keep:
+            kept = self.kept_reads.pop(info, None)
+            if kept is not None and self._still_holds(kept):
+                if kept.facts is not None:
+                    self.facts.absorb(kept.facts)
+                info.generic_returns = kept.returned
+                return kept.returned
         scope = Scope(info.scope, {name: info.annotations.get(name, UNKNOWN) for name in parameter_names(info)})
         receiver = self._self_parameter(info)
         if receiver is not None:
@@ -304,8 +356,15 @@ class DefinitionsMixin:
         # callers usually have grad on, unless the module turned it off for good
         grad_enabled = self.body_grad_mode if info.grad_enabled is None else info.grad_enabled
         returned = self._run_body(info, scope, grad_enabled, silently=silently or self.silent)
-        if not silently:
+        if not silently and not keep:
             info.generic_returns = returned
+        return returned
+
+    def _still_holds(self, kept: KeptRead) -> bool:
+        """Whether a kept read is what reading the body now would give: read in the same mode, every attribute
+        it looked up unchanged, and no non-blocking copy whose syncs it may have missed (host_sync.py)."""
+        return (kept.silent == self.silent and not self._host_copies
+                and all(info.attribute(name) == value for info, name, value in kept.attribute_reads))
 
     def _returns_with_defaults(self, info: FunctionInfo) -> Value:
         """What a body returns when every parameter with a default keeps it (the others as annotated)."""

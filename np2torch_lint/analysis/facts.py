@@ -82,3 +82,15 @@ class Facts:
     default_dtype_changed_in: tuple[str, ...] = ()
     #: the names the module binds to ``torch`` and ``numpy`` (``{"numpy": "np"}``), for fixes to write.
     module_names: dict[str, str] = field(default_factory=dict)
+
+    def absorb(self, other: Facts) -> None:
+        """Add what ``other`` recorded after what this one did (a method read ahead of its turn)."""
+        self.tensor_to_numpy.extend(other.tensor_to_numpy)
+        self.numpy_to_tensor.extend(other.numpy_to_tensor)
+        self.collected_transfers.extend(other.collected_transfers)
+        self.host_reads_before_sync.extend(other.host_reads_before_sync)
+        self.float64_conversions.update(other.float64_conversions)
+        if other.dtype_decided is not self.dtype_decided:
+            self.dtype_decided.update(other.dtype_decided)
+        self.sets_default_dtype = self.sets_default_dtype or other.sets_default_dtype
+        self.module_names.update(other.module_names)

@@ -26,7 +26,7 @@ from .array_layout import ArrayLayoutMixin
 from .calls import CallsMixin
 from .containers import ContainersMixin
 from .control_flow import ControlFlowMixin, Loop
-from .definitions import ClassInfo, DefinitionsMixin, FunctionInfo
+from .definitions import ClassInfo, DefinitionsMixin, FunctionInfo, KeptRead
 from .expressions import ExpressionsMixin
 from .exported import encode_names
 from .facts import Facts
@@ -64,6 +64,10 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.class_being_defined: ClassInfo | None = None
         #: functions defined but not read yet: read when the code around them has run (definitions.py)
         self.pending_bodies: list[FunctionInfo] = []
+        #: methods read while their class's attributes were collected, until their turn; the attributes looked up by
+        #: the read being kept, if one is (definitions.py)
+        self.kept_reads: dict[FunctionInfo, KeptRead] = {}
+        self.attribute_reads: list[tuple[ClassInfo, str, Value | None]] | None = None
         #: what the function being read returns and yields, when one is (summaries.py)
         self.returns: list[Value] | None = None
         self.yields: list[Value] | None = None

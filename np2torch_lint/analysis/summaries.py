@@ -200,7 +200,7 @@ class SummariesMixin:
     def _class_attribute(self, owner: Value, info: ClassInfo, attribute: str) -> Value | None:
         """``obj.x`` for an object of a class of this file: what its methods assign, or a property's value."""
         self._class_attributes_known(info)
-        value = info.attribute(attribute)
+        value = self._attribute_of(info, attribute)
         if value is not None:
             if value.kind is Kind.SEQUENCE and owner.kind is not Kind.CLASS:
                 return self._container_view(info, attribute, value)
