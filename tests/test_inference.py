@@ -128,3 +128,37 @@ def test_negative_strides_and_read_only_arrays_match_numpy(source, strides_known
         assert negative == any(stride < 0 for stride in array.strides)
     if read_only is not None:
         assert read_only == (not array.flags.writeable)
+
+
+KEPT_READS = '''
+import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        return self.weights.numpy()
+
+    def build(self):
+        self.weights = torch.zeros(3, requires_grad=True)
+
+    def export(self):
+        return self.weights.numpy()
+'''
+
+
+def test_a_method_is_read_again_only_when_an_attribute_it_read_changed_after_its_kept_read(monkeypatch):
+    from np2torch_lint.analysis.interpreter import Analyzer
+    from np2torch_lint.engine import lint_text
+
+    reads: list[str] = []
+    run_body = Analyzer._run_body
+
+    def counting(self, info, *args, **kwargs):
+        reads.append(info.name)
+        return run_body(self, info, *args, **kwargs)
+
+    monkeypatch.setattr(Analyzer, "_run_body", counting)
+    found = [(d.code, d.line) for d in lint_text(KEPT_READS, "net.py")]
+    # forward read self.weights before build assigned it: read again, and reported; export is reported once
+    assert found == [("NPT001", 7), ("NPT001", 13)]
+    assert reads.count("forward") == 2 and reads.count("export") == 1 and reads.count("build") == 1
