@@ -155,7 +155,10 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
                 [method for each in definition.lineage() for method in each.methods.values()]
                 if isinstance(definition, ClassInfo) else [])
             for function in functions:
-                if function.node is not None and function.defaults and function.defaults_returns is None:
+                # a body that returns None for unknown arguments returns None for its defaults too (nothing to
+                # tell a caller that ``rd`` would add)
+                if (function.node is not None and function.defaults and function.defaults_returns is None
+                        and function.generic_returns.kind is not Kind.NONE):
                     function.defaults_returns = self._returns_with_defaults(function)
         return encode_names(self.module_scope.names)
 
