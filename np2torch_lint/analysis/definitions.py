@@ -398,6 +398,10 @@ class DefinitionsMixin:
         info = owner.definition
         if not isinstance(info, ClassInfo):
             return False
+        if info.node is None:
+            # a class of another module, as its summary says: shared by every file that imports it, so what one
+            # file assigns would reach the files analysed after it (and depend on the order); not followed
+            return True
         previous = info.attributes.get(attribute)
         info.attributes[attribute] = value if previous is None else join(previous, value)
         if owner.kind is not Kind.CLASS:

@@ -115,7 +115,8 @@ class HostSyncMixin:
                     synced = self._synced(value)
                     if synced is not value:
                         scope.names[name] = synced  # in the scope's own layer: inherited ones are never written
-                    if isinstance(value.definition, ClassInfo):  # ``self.host = x.to("cpu", non_blocking=True)``
+                    if isinstance(value.definition, ClassInfo) and value.definition.node is not None:
+                        # ``self.host = x.to("cpu", non_blocking=True)`` (a class of another module is not written)
                         attributes = value.definition.attributes
                         for attribute, held in attributes.items():
                             attributes[attribute] = self._synced(held)
