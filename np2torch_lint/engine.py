@@ -203,20 +203,27 @@ class LintContext:
 
 def findings_for(module: cst.Module, codes: Collection[str] | None = None,
                  style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None,
-                 filename: str | None = None) -> tuple[list[Finding], Facts, Analyzer]:
+                 filename: str | None = None) -> tuple[list[Finding], Facts, ModuleLink | None]:
     project = context.project if context is not None else None
     if project is not None and (filename is None or not project.contains(filename)):
         project = None  # a file outside the project's folder is linted on its own
-    link = project.link(filename) if project is not None and filename is not None else None
-    analyzer = Analyzer(context.models if context is not None else None, link)
-    facts = analyzer.analyze(module)
-    if project is not None:
-        facts.default_dtype_changed_in = project.facts().default_dtype_changed_in
+    # the project facts first: working them out may analyse this file (kept for now), and reads every file's text
+    # (so that ``remember`` can cache this one's summary)
+    changed_in = project.facts().default_dtype_changed_in if project is not None else ()
+    kept = project.analysed_before_its_turn(filename, module) if project is not None and filename else None
+    if kept is not None:
+        facts, link = kept  # analysed for an importer or the project facts, its summary remembered then
+    else:
+        link = project.link(filename) if project is not None and filename is not None else None
+        analyzer = Analyzer(context.models if context is not None else None, link)
+        facts = analyzer.analyze(module)
         if link is not None:
             project.remember(link, analyzer.exported())
+    if project is not None:
+        facts.default_dtype_changed_in = changed_in
     findings = [finding for rule in ALL_RULES if codes is None or rule.CODE in codes
                 for finding in rule.check(facts, style)]
-    return findings, facts, analyzer
+    return findings, facts, link
 
 
 @dataclass
@@ -297,8 +304,8 @@ def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None
     module = project.parsed_before_its_turn(filename, text) if project is not None else None
     if module is None:
         module = parse(text)
-    findings, facts, analyzer = findings_for(module, codes, style, context, filename)
-    dependencies = dict(analyzer.project.dependencies) if isinstance(analyzer.project, ModuleLink) else {}
+    findings, facts, link = findings_for(module, codes, style, context, filename)
+    dependencies = dict(link.dependencies) if link is not None else {}
     if not findings:
         return Analysis(module, facts, dependencies=dependencies)
     wanted = {finding.node for finding in findings}

@@ -278,3 +278,44 @@ def test_linting_one_text_in_a_project_caches_its_summary(tmp_path):
     sub = root / "pkg" / "sub.py"
     lint_text(sub.read_text(encoding="utf-8"), str(sub), context=linter.context)
     assert "summary" in cached_entries(tmp_path / "cache")["sub.py"]
+
+
+@pytest.fixture
+def analyses(monkeypatch) -> list[str]:
+    """The module texts the analysis reads (for an importer, for the project facts or to be linted)."""
+    from np2torch_lint.analysis.interpreter import Analyzer
+
+    texts: list[str] = []
+    original = Analyzer.analyze
+
+    def counting(self, module):
+        texts.append(module.code)
+        return original(self, module)
+
+    monkeypatch.setattr(Analyzer, "analyze", counting)
+    return texts
+
+
+@pytest.mark.parametrize("name, reused", [("attribute", "pkg/sub.py"), ("defaults", "run.py")])
+def test_a_file_analysed_before_its_turn_is_not_analysed_again_to_be_linted(name, reused, tmp_path, analyses):
+    # sub.py is summarised while main.py is linted; run.py is analysed for the project facts
+    root = attribute_project(tmp_path) if name == "attribute" else copied_project(tmp_path, name)
+    found = findings(root, Performance(cache=False))
+    text = (root / reused).read_text(encoding="utf-8")
+    assert analyses.count(text) == 1
+    analyses.clear()
+    assert findings(root, Performance(cache=False, jobs=2)) == found  # workers that do not reuse agree
+
+
+def test_what_one_file_assigns_to_an_object_of_another_modules_class_does_not_reach_other_files(tmp_path):
+    root = tmp_path / "shared"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    (root / "holder.py").write_text("class Holder:\n    def __init__(self):\n        self.value = None\n",
+                                    encoding="utf-8")
+    (root / "a_writer.py").write_text(
+        "import torch\nfrom holder import Holder\n\nh = Holder()\nh.value = torch.zeros(3, requires_grad=True)\n",
+        encoding="utf-8")
+    (root / "b_reader.py").write_text(
+        "import torch\nfrom holder import Holder\n\nHolder().value.numpy()\n", encoding="utf-8")
+    assert findings(root, Performance(cache=False)) == []

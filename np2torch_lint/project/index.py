@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ..analysis import Analyzer
 from ..analysis.exported import decode_names
+from ..analysis.facts import Facts
 from ..analysis.models import Models
 from ..analysis.values import Kind, Value
 from ..files import SourceError, read_source
@@ -74,7 +75,7 @@ class Project:
     #: globs (relative to ``root``) of files that are not the project's own code, as for linting
     exclude: tuple[str, ...] = ()
     _summaries: dict[Path, ModuleSummary | None] = field(default_factory=dict)
-    _running: set[Path] = field(default_factory=set)
+    running: set[Path] = field(default_factory=set)
     _texts: dict[Path, tuple[str, str] | None] = field(default_factory=dict)
     _graph: dict[Path, list[Path]] = field(default_factory=dict)
     _components: dict[Path, Path] = field(default_factory=dict)
@@ -85,6 +86,8 @@ class Project:
     #: parsing the file again, and writes their cache entries
     linting: set[Path] = field(default_factory=set)
     _trees: dict[Path, tuple[str, libcst.Module]] = field(default_factory=dict)
+    #: the analyses of those trees, when their turn will see what they saw (``_analysed``)
+    _analyses: dict[Path, tuple[libcst.Module, Facts, ModuleLink]] = field(default_factory=dict)
 
     @classmethod
     def at(cls, root: Path, src: Iterable[str] = (".", "src"), models: Models | None = None,
@@ -180,13 +183,13 @@ class Project:
         """A module's summary: remembered, from the cache, or computed now (None: it cannot be read or parsed)."""
         if path in self._summaries:
             return self._summaries[path]
-        if path in self._running:
+        if path in self.running:
             return None  # only reached through an import the graph did not show: unknown, as in a cycle
-        self._running.add(path)
+        self.running.add(path)
         try:
             summary = self._cached_summary(path) or self._computed_summary(path)
         finally:
-            self._running.discard(path)
+            self.running.discard(path)
         self._summaries[path] = summary
         return summary
 
@@ -247,10 +250,25 @@ class Project:
             tree = self._parsed(path, read[0])
         except SourceError:
             return None
+        return self._analysed(path, tree)[1]
+
+    def _analysed(self, path: Path, tree: libcst.Module) -> tuple[Facts, ModuleSummary]:
+        """A module analysed before its turn (for an importer, or for the project facts), its summary remembered.
+        The analysis of a file this run lints is kept for its turn, unless a module it imports was still being
+        summarised (which its turn would see summarised): the turn would see the same summaries and find the same."""
         link = self.link(path)
         analyzer = Analyzer(self.models, link)
-        analyzer.analyze(tree)
-        return self.remember(link, analyzer.exported())
+        facts = analyzer.analyze(tree)
+        summary = self.remember(link, analyzer.exported())
+        kept = self._trees.get(path)
+        if kept is not None and kept[1] is tree and not link.saw_a_summary_running:
+            self._analyses[path] = (tree, facts, link)
+        return facts, summary
+
+    def analysed_before_its_turn(self, path: str | Path, tree: libcst.Module) -> tuple[Facts, ModuleLink] | None:
+        """The analysis of a file being linted, made before its turn from this same tree (``_analysed``)."""
+        kept = self._analyses.pop(Path(path).resolve(), None)
+        return (kept[1], kept[2]) if kept is not None and kept[0] is tree else None
 
     def _parsed(self, path: Path, text: str) -> libcst.Module:
         """A module parsed before its turn (for an importer, or for the project facts); a file this run will lint
@@ -276,6 +294,7 @@ class Project:
         importer later is cached at once, as nothing will write its entry again."""
         self.linting.discard(path)
         self._trees.pop(path, None)
+        self._analyses.pop(path, None)
 
     # -- what holds for the whole program
 
@@ -299,7 +318,7 @@ class Project:
             if entry is not None and isinstance(entry.get("changes_default_dtype"), bool):
                 return entry["changes_default_dtype"]
         try:
-            changes = Analyzer().analyze(self._parsed(path, read[0])).sets_default_dtype
+            changes = self._analysed(path, self._parsed(path, read[0]))[0].sets_default_dtype
         except SourceError:
             changes = False
         self._cache(path, read[1], changes_default_dtype=changes)
@@ -323,6 +342,8 @@ class ModuleLink:
     is_package: bool
     #: path -> digest of each summary this module's analysis used
     dependencies: dict[str, str] = field(default_factory=dict)
+    #: a module it imports was being summarised (an import the graph did not show): seen as unknown this time
+    saw_a_summary_running: bool = False
     _lookups: dict[str, Value | None] = field(default_factory=dict)
 
     def absolute(self, level: int, module: str | None) -> str | None:
@@ -350,6 +371,8 @@ class ModuleLink:
         summary = self.project.summary_of(path)
         if summary is not None:
             self.dependencies[str(path)] = summary.digest
+        elif path in self.project.running:
+            self.saw_a_summary_running = True
         return summary
 
     def _member(self, qualname: str) -> Value | None:
