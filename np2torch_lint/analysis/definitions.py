@@ -17,7 +17,7 @@ from . import known_apis as api
 from .control_flow import NOT_A_GRAD_MODE
 from .scope import Scope
 from .syntax import dotted_name
-from .values import UNKNOWN, Kind, Value, join
+from .values import UNKNOWN, Kind, ParameterMove, Value, join
 
 
 @dataclass(eq=False)
@@ -48,6 +48,10 @@ class FunctionInfo:
     defaults_returns: Value | None = None
     positional_names: tuple[str, ...] = ()
     defaulted_names: frozenset[str] = frozenset()
+    #: another module's function that returns its parameter moved to a device (its summary's ``mv``), with its
+    #: positional parameters' names.
+    moves_argument: ParameterMove | None = None
+    moves_positional: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -331,6 +335,8 @@ class DefinitionsMixin:
         info = owner.definition
         if not isinstance(info, ClassInfo):
             return False
+        if value.parameter is not None or value.moves_parameter is not None:
+            value = value.but(parameter=None, moves_parameter=None)  # another call's parameter, when read back
         previous = info.attributes.get(attribute)
         info.attributes[attribute] = value if previous is None else join(previous, value)
         if owner.kind is not Kind.CLASS:
