@@ -15,7 +15,8 @@ from helpers import REPO, expected_findings
 
 PROJECTS = REPO / "tests" / "data" / "projects"
 CASES = [("relative", "pkg/train.py"), ("srclayout", "scripts/run.py"), ("buffers", "sample_check.py"),
-         ("defaults", "load_data.py"), ("cycle", "a.py"), ("broken", "good.py")]
+         ("defaults", "load_data.py"), ("cycle", "a.py"), ("broken", "good.py"),
+         ("helpers", "pkg/vsr.py")]
 
 
 def lint_in_project(root: Path, relative: str) -> list:

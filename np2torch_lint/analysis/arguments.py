@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -14,6 +14,7 @@ class Args:
     positional: list[Value]
     keywords: dict[str, Value]
     positional_nodes: list[cst.BaseExpression]
+    keyword_nodes: dict[str, cst.BaseExpression] = field(default_factory=dict)
 
     @property
     def first(self) -> Value | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from . import known_apis as api
@@ -38,6 +40,7 @@ class CallsMixin:
         positional: list[Value] = []
         positional_nodes: list[cst.BaseExpression] = []
         keywords: dict[str, Value] = {}
+        keyword_nodes: dict[str, cst.BaseExpression] = {}
         for arg in node.args:
             saved_stacking, self.stacking_call = self.stacking_call, None
             if stacks_one_argument and arg is node.args[0]:
@@ -51,12 +54,13 @@ class CallsMixin:
                 self.stacking_call = saved_stacking
             if arg.keyword is not None:
                 keywords[arg.keyword.value] = value
+                keyword_nodes[arg.keyword.value] = arg.value
             elif arg.star:
                 keywords["*" + arg.star] = value
             else:
                 positional.append(value)
                 positional_nodes.append(arg.value)
-        return Args(positional, keywords, positional_nodes)
+        return Args(positional, keywords, positional_nodes, keyword_nodes)
 
     def _call_value(self, node: cst.Call, callee: Value, args: Args) -> Value:
         self._host_sync_call(node, callee, args)
@@ -66,10 +70,10 @@ class CallsMixin:
         if kind is Kind.REF:
             result = self._call_qualname(node, callee.qualname or "", args)
             self._note_stacked(callee.qualname, args)
-            return self._made_from_item(result, args)
+            return self._made_from_item(self._stacked_moves(callee.qualname, args, result), args)
         definition = callee.definition
         if kind is Kind.FUNCTION and isinstance(definition, FunctionInfo):
-            return self._call_function(definition, args)
+            return self._call_function(definition, args, node=node)
         if kind is Kind.CLASS and isinstance(definition, ClassInfo):
             return self._call_class(definition, args)
         if isinstance(definition, ClassInfo):  # an object of a class of this file
@@ -85,12 +89,27 @@ class CallsMixin:
 
     def _made_from_item(self, result: Value, args: Args) -> Value:
         """``np.asarray(a)``, ``torch.relu(t)``, ``transform(a)``: made from a loop's item (an array, a tensor or
-        unknown), the result is that item's too; what it is stays what the call gives."""
-        if result.loop_item is not None or not (result.is_numpy or result.kind in (Kind.TENSOR, Kind.UNKNOWN)):
+        unknown), the result is that item's too; what it is stays what the call gives. So with a parameter of the
+        function being read (``Value.parameter``)."""
+        if not (result.is_numpy or result.kind in (Kind.TENSOR, Kind.UNKNOWN)):
             return result
-        item = next((v.loop_item for v in args.positional if v.loop_item is not None and (
-            v.is_numpy or v.kind in (Kind.TENSOR, Kind.UNKNOWN))), None)
-        return result if item is None else result.but(loop_item=item)
+        sources = [v for v in args.positional if v.is_numpy or v.kind in (Kind.TENSOR, Kind.UNKNOWN)]
+        if result.loop_item is None:
+            item = next((v.loop_item for v in sources if v.loop_item is not None), None)
+            result = result if item is None else result.but(loop_item=item)
+        if result.parameter is None:
+            parameter = next((v.parameter for v in sources if v.parameter is not None), None)
+            result = result if parameter is None else result.but(parameter=parameter)
+        return result
+
+    def _stacked_moves(self, qualname: str | None, args: Args, result: Value) -> Value:
+        """``torch.stack([torch.from_numpy(frame[p]).to(device) for p in ...])`` in a function: the stacked
+        tensor is still its parameter ``frame`` moved (``Value.moves_parameter``)."""
+        first = args.first
+        if qualname not in api.STACKING or first is None or first.kind is not Kind.SEQUENCE or first.element is None:
+            return result
+        moved = first.element.moves_parameter
+        return result if moved is None or result.kind is not Kind.TENSOR else result.but(moves_parameter=moved)
 
     def _call_builtin(self, name: str, args: Args) -> Value:
         first = args.first
@@ -181,8 +200,12 @@ class CallsMixin:
                 # (``torch.stack([image.to(device) for image in images])``, or appended to a list that is): stack
                 # and cat take nothing else, unless a class of the file defines ``__torch_function__``.
                 per_item = receiver.loop_item is not None and not self.torch_function_overridden
-                tensor = Value(Kind.TENSOR, loop_item=receiver.loop_item if per_item else None)
+                tensor = Value(Kind.TENSOR, loop_item=receiver.loop_item if per_item else None,
+                               parameter=receiver.parameter)
                 moved = self._apply_model(node, f"torch.Tensor.{method}", move, args, tensor)
+                if moved.moves_parameter is not None:
+                    moved = moved.but(moves_parameter=dataclasses.replace(
+                        moved.moves_parameter, item_kind_unknown=True, needs_stack=True))
                 return moved.but(transfer_needs_stack=True) if moved.transfer is not None else moved
         definition = receiver.definition
         found = definition.method(method) if isinstance(definition, ClassInfo) else None
@@ -193,7 +216,7 @@ class CallsMixin:
                 if is_class and found.role == "method":
                     return self._call_function(found, args)  # ``Class.method(obj, ...)``
                 return self._call_function(found, args, receiver if not is_class or found.role == "classmethod"
-                                           else None)
+                                           else None, node)
             stored = self._attribute_of(definition, method)
             if stored is not None:  # ``self.encoder(x)``: an attribute that holds something callable
                 return self._call_value(node, stored, args)
@@ -201,7 +224,11 @@ class CallsMixin:
                 return UNKNOWN
         owner = class_of(receiver)
         model = None if owner is None else self.models.call(f"{owner}.{method}")
-        if model is None:
+        if model is None and kind is Kind.UNKNOWN:
+            # ``clip.get_frame(n + i)`` in a loop over ``i``: unknown, but each item's own, as ``clip[n + i]`` is
+            item = next((v.loop_item for v in args.all_values() if v.loop_item is not None), None)
+            result = UNKNOWN if item is None else Value(Kind.UNKNOWN, loop_item=item)
+        elif model is None:
             result = UNKNOWN
         else:
             result = self._apply_model(node, f"{owner}.{method}", model, args, receiver)

@@ -123,7 +123,7 @@ class ContainersMixin:
         if added.kind is Kind.NONE:
             container.spoiled = True
             return
-        added = added.but(loop_item=None, transfer=None, holder=None)
+        added = added.but(loop_item=None, transfer=None, holder=None, parameter=None, moves_parameter=None)
         reading = self.function_info
         if self.generic_read and reading is not None and reading.owner is not None:
             previous = container.added_by_generic_read.get(reading)

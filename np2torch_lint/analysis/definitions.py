@@ -18,7 +18,7 @@ from .control_flow import NOT_A_GRAD_MODE
 from .facts import Facts
 from .scope import Scope
 from .syntax import dotted_name
-from .values import UNKNOWN, Kind, Value, join
+from .values import UNKNOWN, Kind, ParameterMove, Value, join
 
 
 #: an unannotated parameter with a number default: a Python number (int, float or bool; which is not known)
@@ -53,6 +53,10 @@ class FunctionInfo:
     defaults_returns: Value | None = None
     positional_names: tuple[str, ...] = ()
     defaulted_names: frozenset[str] = frozenset()
+    #: another module's function that returns its parameter moved to a device (its summary's ``mv``), with its
+    #: positional parameters' names.
+    moves_argument: ParameterMove | None = None
+    moves_positional: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -402,6 +406,8 @@ class DefinitionsMixin:
             # a class of another module, as its summary says: shared by every file that imports it, so what one
             # file assigns would reach the files analysed after it (and depend on the order); not followed
             return True
+        if value.parameter is not None or value.moves_parameter is not None:
+            value = value.but(parameter=None, moves_parameter=None)  # another call's parameter, when read back
         previous = info.attributes.get(attribute)
         info.attributes[attribute] = value if previous is None else join(previous, value)
         if owner.kind is not Kind.CLASS:

@@ -3,14 +3,16 @@
 What another module sees of a module is what its top-level names are, in the terms of ``values.Value``: a
 function is what its body returns read with unknown (or annotated) parameters; a class is whether it is an
 ``nn.Module``, its library base, what its methods assign to ``self`` and what each method returns; a module-level
-name is its value. Facts tied to one file (the conversion calls behind a float64, loop bookkeeping) are dropped.
+name is its value. Facts tied to one file (the conversion calls behind a float64, loop bookkeeping) are dropped;
+a function that returns its parameter moved to a device says which parameters (``mv``), so that a call in a loop
+over items is a per-item transfer (NPT005).
 Values nest at most ``MAX_DEPTH`` deep; what is deeper is unknown.
 """
 
 from __future__ import annotations
 
 from .definitions import ClassInfo, FunctionInfo
-from .values import UNKNOWN, Kind, Value
+from .values import UNKNOWN, Kind, ParameterMove, Value
 
 MAX_DEPTH = 4
 _KINDS = {kind.value: kind for kind in Kind}
@@ -95,6 +97,12 @@ class _Encoder:
         elif info.node is None and info.defaults_returns is not None:  # passed on from another module's summary
             data.update({"rd": self.value(info.defaults_returns, depth + 1), "p": list(info.positional_names),
                          "dp": sorted(info.defaulted_names)})
+        move = info.generic_returns.moves_parameter if info.node is not None else info.moves_argument
+        if move is not None and move.function is info and info.role in ("function", "staticmethod"):
+            positional = info.moves_positional if info.node is None else tuple(
+                param.name.value for param in (*info.node.params.posonly_params, *info.node.params.params))
+            data["mv"] = {"item": move.item, "dev": move.device, "unk": move.item_kind_unknown,
+                          "stack": move.needs_stack, "p": list(positional)}
         return data
 
     def class_position(self, info: ClassInfo) -> int:
@@ -175,6 +183,12 @@ class _Decoder:
             info.defaults_returns = self.value(data["rd"])
             info.positional_names = tuple(str(name) for name in data.get("p", ()))
             info.defaulted_names = frozenset(str(name) for name in data.get("dp", ()))
+        move = data.get("mv")
+        if isinstance(move, dict):
+            device = move.get("dev")
+            info.moves_argument = ParameterMove(info, str(move["item"]), None if device is None else str(device),
+                                                bool(move.get("unk")), bool(move.get("stack")))
+            info.moves_positional = tuple(str(name) for name in move.get("p", ()))
         return info
 
     def class_at(self, position: object) -> ClassInfo:

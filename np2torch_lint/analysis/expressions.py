@@ -189,9 +189,14 @@ class ExpressionsMixin:
             return Value(Kind.SEQUENCE, element=join(left.element or UNKNOWN, right.element or UNKNOWN)
                          if left.element and right.element else left.element or right.element)
         if left.kind is Kind.NUMBER and right.kind is Kind.NUMBER:
+            # ``n + i`` in a loop over ``i`` is each iteration's own, as ``i`` is (``frames[n + i]``)
+            loop_item = left.loop_item if left.loop_item is not None else right.loop_item
             if "float" in (left.dtype, right.dtype) or isinstance(operator, cst.Divide):
-                return Value(Kind.NUMBER, dtype="float")
-            return Value(Kind.NUMBER, dtype=left.dtype if left.dtype == right.dtype else None)
+                return Value(Kind.NUMBER, dtype="float", loop_item=loop_item)
+            return Value(Kind.NUMBER, dtype=left.dtype if left.dtype == right.dtype else None, loop_item=loop_item)
+        loop_item = left.loop_item if left.loop_item is not None else right.loop_item
+        if loop_item is not None and {left.kind, right.kind} <= _NUMBER_OR_UNKNOWN:
+            return Value(Kind.UNKNOWN, loop_item=loop_item)  # ``i - length // 2`` with ``length`` unknown
         return UNKNOWN
 
     def _tensor_arithmetic(self, *operands: Value) -> Value:
@@ -208,6 +213,8 @@ class ExpressionsMixin:
             float64_origins=frozenset().union(*(v.float64_origins for v in tensors)),
             loop_item=next((v.loop_item for v in operands if v.loop_item is not None), None),
             transfer=first.transfer,
+            parameter=next((v.parameter for v in operands if v.parameter is not None), None),
+            moves_parameter=first.moves_parameter,
             pending_copy=next((v.pending_copy for v in tensors if v.pending_copy is not None), None),
         )
 
@@ -223,4 +230,5 @@ class ExpressionsMixin:
         return None
 
 
+_NUMBER_OR_UNKNOWN = frozenset({Kind.NUMBER, Kind.UNKNOWN})
 _USUAL_PARAMETERS = frozenset({"weight", "bias"})

@@ -207,7 +207,8 @@ class LibraryMixin:
             others = args.tensors()
             if others:
                 combined = self._tensor_arithmetic(tensor, *others)
-                result = combined.but(loop_item=tensor.loop_item, transfer=tensor.transfer)
+                result = combined.but(loop_item=tensor.loop_item, transfer=tensor.transfer, parameter=tensor.parameter,
+                                      moves_parameter=tensor.moves_parameter)
             elif tensor.requires_grad:
                 result = tensor.but(requires_grad=self._result_requires_grad([tensor]))
         if "decides-dtype" in flags:

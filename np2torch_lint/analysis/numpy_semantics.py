@@ -92,7 +92,8 @@ def numpy_arithmetic(left: Value, right: Value, operator: cst.CSTNode) -> Value:
     if isinstance(operator, cst.Divide) and (is_integral(result.dtype) or result.dtype == "bool"):
         result = result.but(dtype="float64", float64_by_default=True)  # true division of integers
     loop_item = left.loop_item if left.loop_item is not None else right.loop_item
-    return result.but(loop_item=loop_item) if loop_item is not None else result
+    parameter = left.parameter if left.parameter is not None else right.parameter
+    return result.but(loop_item=loop_item, parameter=parameter) if loop_item is not None or parameter else result
 
 
 def to_float_result(value: Value, *, reduction: bool) -> Value:

@@ -17,7 +17,8 @@ from .definitions import ClassInfo, FunctionInfo, parameter_names, parameter_nam
 from .facts import Facts
 from .scope import Scope
 from .syntax import ends_abruptly
-from .values import NONE, UNKNOWN, Kind, Value, join_all
+from .torch_semantics import device_on_accelerator
+from .values import NONE, UNKNOWN, Kind, ParameterMove, Value, join_all
 
 MAX_CALL_DEPTH = 4
 MAX_SUMMARIES = 2000
@@ -38,6 +39,7 @@ class SummariesMixin:
         if silently and not self.silent:
             self.facts, self.silent = self._silent_facts(), True
         self.returns, self.yields = [], []
+        _mark_parameters(info, scope)
         pending_start = len(self.pending_bodies)
         try:
             if isinstance(info.node, cst.Lambda):
@@ -77,11 +79,42 @@ class SummariesMixin:
 
     # -- calls
 
-    def _call_function(self, info: FunctionInfo, args: Args, receiver: Value | None = None) -> Value:
+    def _call_function(self, info: FunctionInfo, args: Args, receiver: Value | None = None,
+                       node: cst.Call | None = None) -> Value:
         result = self._function_result(info, args, receiver)
         if info.opaque or info in self.synchronizing_functions:
             self._synchronize()  # it waits for the device, or may: the caller's copies have landed (host_sync.py)
+        move = result.moves_parameter if info.node is not None else info.moves_argument
+        if result.parameter is not None or result.moves_parameter is not None:
+            result = result.but(parameter=None, moves_parameter=None)  # the callee's parameters, not the caller's
+        if move is not None and move.function is info and node is not None:
+            result = self._helper_transfer(node, info, move, args, receiver, result)
         return result
+
+    def _helper_transfer(self, node: cst.Call, info: FunctionInfo, move: ParameterMove, args: Args,
+                         receiver: Value | None, result: Value) -> Value:
+        """``frame_to_tensor(frame, device)`` in a loop over frames, where the function moves its parameter to a
+        device: one transfer per item, made by this call, as an inline ``.to(device)`` would be (NPT005)."""
+        loop = self._current_loop()
+        if loop is None:
+            return result
+        item = _argument(info, args, receiver, move.item)
+        if item is None or item.loop_item != loop.id or (item.kind is Kind.TENSOR and item.on_accelerator):
+            return result
+        needs_stack = move.needs_stack
+        if move.device is not None:
+            device = _argument(info, args, receiver, move.device)
+            if device is not None and device.loop_item == loop.id:
+                return result  # each item to its own device
+            if info.node is None:  # another module's function: where the caller's device is decides
+                on_accelerator = None if device is None else device_on_accelerator(device)
+                if device is None or on_accelerator is False or (
+                        on_accelerator is None and device.kind is not Kind.DEVICE):
+                    return result
+                needs_stack = move.item_kind_unknown or on_accelerator is None
+        if needs_stack and move.item_kind_unknown and self.torch_function_overridden:
+            return result  # ``torch.stack`` may take objects of a class of the file
+        return result.but(loop_item=loop.id, transfer=node, transfer_needs_stack=needs_stack)
 
     def _function_result(self, info: FunctionInfo, args: Args, receiver: Value | None) -> Value:
         if info.opaque or info.role == "setter":
@@ -222,9 +255,45 @@ def _as_argument(value: Value, annotated: Value | None) -> Value:
     what the parameter's annotation says."""
     if value.kind is Kind.UNKNOWN:
         return annotated or UNKNOWN
-    if value.loop_item is not None or value.transfer is not None:
-        return value.but(loop_item=None, transfer=None)
+    if value.loop_item is not None or value.transfer is not None or value.parameter is not None or (
+            value.moves_parameter is not None):
+        return value.but(loop_item=None, transfer=None, parameter=None, moves_parameter=None)
     return value
+
+
+def _mark_parameters(info: FunctionInfo, scope: Scope) -> None:
+    """Each parameter's value (the receiver aside) knows it is that parameter of ``info``: what the body moves to
+    a device is then known to be a parameter (``ParameterMove``)."""
+    if info.node is None:
+        return
+    names = parameter_names(info)
+    if info.owner is not None and info.role in ("method", "classmethod", "property"):
+        names = names[1:]
+    for name in names:
+        value = scope.names.get(name)
+        if value is not None:
+            scope.names[name] = value.but(parameter=(info, name))
+
+
+def _argument(info: FunctionInfo, args: Args, receiver: Value | None, name: str) -> Value | None:
+    """What a call passes for parameter ``name`` (None: left to its default, or not known)."""
+    if any(key.startswith("*") for key in args.keywords):
+        return None
+    if name in args.keywords:
+        return args.keywords[name]
+    if info.node is not None:
+        params = info.node.params
+        positional = [param.name.value for param in (*params.posonly_params, *params.params)]
+    else:
+        positional = list(info.moves_positional)
+    if info.role in ("method", "classmethod", "property"):
+        if receiver is None:
+            return None  # ``Class.method(obj, x)``
+        positional = positional[1:]
+    if name not in positional:
+        return None
+    index = positional.index(name)
+    return args.positional[index] if index < len(args.positional) else None
 
 
 def _parameter_given_to_base(init: cst.FunctionDef, position: int) -> str | None:

@@ -11,7 +11,7 @@ from .facts import NumpyToTensor, TensorToNumpy
 from .numpy_semantics import float64_by_default, numpy_source_dtype
 from .syntax import names_a_device, names_a_dtype
 from .models import Model
-from .values import OTHER, UNKNOWN, Kind, Value, bool_literal
+from .values import OTHER, UNKNOWN, Kind, ParameterMove, Value, bool_literal
 
 
 class TorchMixin:
@@ -70,7 +70,7 @@ class TorchMixin:
         if made_on_accelerator is not False:
             on_accelerator = True  # ``torch.cuda.FloatTensor(a)``, or a constructor that may be one
         return Value(Kind.TENSOR, dtype=result_dtype, requires_grad=requires_grad, on_accelerator=on_accelerator,
-                     float64_origins=origins, loop_item=source.loop_item)
+                     float64_origins=origins, loop_item=source.loop_item, parameter=source.parameter)
 
     # calls with effects (see library._EFFECTS)
 
@@ -152,7 +152,32 @@ class TorchMixin:
                 and tensor.on_accelerator is not True and not per_item_device):
             # (``for blob, dev in zip(blobs, devices)``: one batch per device)
             moved = moved.but(transfer=node, transfer_needs_stack=not on_accelerator)
+        if on_accelerator is False:
+            moved = moved.but(moves_parameter=None)  # back on the host: ``.cpu()``
+        elif to_accelerator and tensor.on_accelerator is not True:
+            moved = moved.but(moves_parameter=self._parameter_move(tensor, destination, args, on_accelerator))
         return moved
+
+    def _parameter_move(self, tensor: Value, destination: str | None, args: Args,
+                        on_accelerator: bool | None) -> ParameterMove | None:
+        """In a function's body: ``frame.to(device)`` of its parameter ``frame`` (or of a tensor made from it), to
+        its parameter ``device`` as it was given, or to an accelerator named in the body."""
+        function = self.function_info
+        if tensor.parameter is None or function is None or tensor.parameter[0] is not function:
+            return None
+        device: str | None = None
+        if destination is None:
+            node = args.keyword_nodes.get("device") or next(
+                (n for v, n in zip(args.positional, args.positional_nodes)
+                 if not (v.kind is Kind.REF and self._dtype_of_value(v)) and not (
+                     v.kind is Kind.UNKNOWN and names_a_dtype(n))), None)
+            value = self.scope.lookup(node.value) if isinstance(node, cst.Name) else None
+            if value is not None and value.parameter == (function, node.value):
+                device = node.value
+            elif on_accelerator is not True or (node is not None and self._mentions_a_parameter(node, function)):
+                return None  # a device made in the body from a parameter (``devices[k]``): which one is not followed
+        return ParameterMove(function, tensor.parameter[1], device, item_kind_unknown=False,
+                             needs_stack=not on_accelerator)
 
     def _destination_on_accelerator(self, destination: str | None, args: Args, current: bool | None
                                     ) -> bool | None:
@@ -170,6 +195,12 @@ class TorchMixin:
                 continue  # ``.to(dtype)``
             return device_on_accelerator(value)
         return current
+
+    def _mentions_a_parameter(self, node: cst.CSTNode, function: object) -> bool:
+        if isinstance(node, cst.Name):
+            value = self.scope.lookup(node.value)
+            return value is not None and value.parameter is not None and value.parameter[0] is function
+        return any(self._mentions_a_parameter(child, function) for child in node.children)
 
     # dtype arguments
 

@@ -36,6 +36,22 @@ class Kind(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class ParameterMove:
+    """A function returns its parameter ``item`` (or what it made from it) moved to a device: the one its parameter
+    ``device`` names, or (None) one fixed in its body. Read from the body (``torch_semantics._tensor_move``); a call
+    in a loop that passes the loop's item is then a per-item transfer (NPT005, ``summaries._helper_transfer``)."""
+
+    #: the function whose body was read (``definitions.FunctionInfo``)
+    function: object
+    item: str
+    device: str | None
+    #: the item was of unknown kind where it moved: it counts only where the results are stacked
+    item_kind_unknown: bool
+    #: as ``Value.transfer_needs_stack``, for the device the body saw
+    needs_stack: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Value:
     kind: Kind
     qualname: str | None = None
@@ -62,6 +78,10 @@ class Value:
     #: ``transfer`` moved an item of unknown kind: it counts only where the moved items are stacked
     #: (``torch.stack``/``torch.cat`` take tensors), see ``control_flow._note_stacked``.
     transfer_needs_stack: bool = False
+    #: while a function's body is read: (the function, a parameter's name) when this value is that parameter or is
+    #: made from it as a loop's item is (``loop_item``); and the move of that parameter to a device it holds.
+    parameter: tuple[object, str] | None = None
+    moves_parameter: ParameterMove | None = None
     #: for an ndarray: whether it may have a negative stride (``a[::-1]``, ``np.flip``), which torch rejects.
     negative_strides: bool | None = None
     #: for an ndarray: whether it may be read-only (``np.broadcast_to``, a memmap opened "r").
@@ -133,7 +153,8 @@ def join(a: Value, b: Value) -> Value:
         return Value(Kind.REF, items=choices) if len(choices) <= _MAX_CHOICES else UNKNOWN
     if a.kind is Kind.UNKNOWN or (a.qualname != b.qualname and a.kind is not Kind.NN_MODULE):
         return UNKNOWN
-    element = a.element if b.element is None else b.element if a.element is None else join(a.element, b.element)
+    element = a.element if b.element is None else b.element if a.element is None else _join_elements(
+        a.element, b.element)
     return Value(
         a.kind,
         qualname=a.qualname if a.qualname == b.qualname else None,
@@ -150,6 +171,8 @@ def join(a: Value, b: Value) -> Value:
         loop_item=a.loop_item if a.loop_item == b.loop_item else None,
         transfer=a.transfer if a.transfer is b.transfer else None,
         transfer_needs_stack=a.transfer_needs_stack or b.transfer_needs_stack,
+        parameter=a.parameter if a.parameter == b.parameter else None,
+        moves_parameter=a.moves_parameter if a.moves_parameter == b.moves_parameter else None,
         negative_strides=either(a.negative_strides, b.negative_strides),
         read_only=either(a.read_only, b.read_only),
         # pending if pending on any path
@@ -158,6 +181,15 @@ def join(a: Value, b: Value) -> Value:
         wrapped=None if a.wrapped is None or b.wrapped is None else join(a.wrapped, b.wrapped),
         holder=a.holder if a.holder == b.holder else None,
     )
+
+
+def _join_elements(a: Value, b: Value) -> Value:
+    """What a list may hold after two paths: a per-item transfer appended on one of them (waiting for the list to
+    be stacked, ``control_flow._note_collected``) stays on the element."""
+    joined = join(a, b)
+    if joined.transfer is None and joined.kind is Kind.TENSOR and (a.transfer is None) != (b.transfer is None):
+        return joined.but(transfer=a.transfer or b.transfer)
+    return joined
 
 
 def _joined_items(a: Value, b: Value) -> tuple[Value, ...] | None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from .. import __version__
 from ..writing import replace_file
 
-FORMAT = 2
+FORMAT = 3  # 3: summaries say which parameter a function moves to a device (``mv``)
 _GITIGNORE = "# written by np2torch-lint: its cache is never committed\n*\n"
 _CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
                  "# This file is a cache directory tag created by np2torch-lint.\n")
