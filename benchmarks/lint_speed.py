@@ -11,6 +11,11 @@ Run on demand, single process (not part of the test suite):
 files resolving to its modules) and measures project mode: cold (no cache) against the bare parse, warm (nothing
 changed) against the bare parse, one file changed against cold, and ``-j 2`` cold against ``-j 1`` cold.
 
+The bare parse and each single-process measure are taken in ``--rounds`` rounds (default 3), the bare parse
+right before the measure in each round, and the median of the rounds' ratios is reported (each round's ratio is
+printed too): on a shared machine the speed of the same work drifts by 20% within minutes, and a ratio of two
+measures taken side by side drifts much less than either.
+
 TorchFix 0.7.0 (``pip install torchfix==0.7.0``) runs in its lint-only mode (``python -m torchfix --jobs 1``,
 without ``--fix``) on the same files, in a subprocess of the interpreter given, or of this one if it can import
 ``torchfix``. TorchFix pins ``libcst<1.6``; installing it with ``--no-deps`` next to a newer LibCST works and
@@ -24,6 +29,7 @@ import importlib.util
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -101,7 +107,16 @@ def time_torchfix(files: list[str], python: str) -> float | None:
     return time.perf_counter() - start
 
 
-def project_measures(files: list[str], bare: float) -> None:
+def median_ratio(pairs: list[tuple[float, float]]) -> float:
+    """The median of ``measure / bare`` over rounds of (bare, measure)."""
+    return statistics.median(measure / bare for bare, measure in pairs)
+
+
+def rounds_text(pairs: list[tuple[float, float]]) -> str:
+    return ", ".join(f"{measure / bare:.2f}" for bare, measure in pairs)
+
+
+def project_measures(files: list[str], rounds: int) -> None:
     """Cold, warm, one file changed, and -j 2: the files copied into one project (with its own pyproject.toml,
     keeping their paths under the package root, so that imports between them resolve to its modules)."""
     common = Path(os.path.commonpath([str(Path(path).resolve().parent) for path in files]))
@@ -120,7 +135,11 @@ def project_measures(files: list[str], bare: float) -> None:
             lint([str(root)], settings, performance=Performance(jobs=jobs, cache=True, cache_dir=cache))
             return time.perf_counter() - start
 
-        cold = run(1)
+        colds = []
+        for _ in range(rounds):
+            shutil.rmtree(cache, ignore_errors=True)
+            colds.append((time_bare_parse(files), run(1)))
+        bare, cold = colds[-1]
         warm = run(1)
         changed = root / Path(sorted(files)[len(files) // 2]).resolve().relative_to(common.parent)
         changed.write_text(changed.read_text(encoding="utf-8") + "\nCHANGED_BY_THE_BENCHMARK = 1\n",
@@ -129,7 +148,8 @@ def project_measures(files: list[str], bare: float) -> None:
         shutil.rmtree(cache)
         cold_two = run(2)
         print(f"project mode, {len(files)} files under {common.name}/ (imports between them followed):")
-        print(f"  cold, -j 1 (no cache):                {cold:8.2f} s   {cold / bare:.2f}x the bare parse")
+        print(f"  cold, -j 1 (no cache):                {cold:8.2f} s   {median_ratio(colds):.2f}x the bare parse "
+              f"(median of rounds: {rounds_text(colds)})")
         print(f"  warm, nothing changed:                {warm:8.2f} s   {warm / bare:.3f}x the bare parse")
         print(f"  one file changed ({changed.name}):    {one_changed:8.2f} s   {one_changed / cold:.3f}x cold")
         print(f"  cold, -j 2:                           {cold_two:8.2f} s   {cold_two / cold:.2f}x cold -j 1")
@@ -144,22 +164,27 @@ def main() -> int:
     parser.add_argument("--skip-torchfix", action="store_true")
     parser.add_argument("--project", action="store_true",
                         help="also measure project mode: cold, warm, one file changed, -j 2 (a copy of the files)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds of (bare parse, measure) for the ratios; the median is reported")
     args = parser.parse_args()
 
     files = collect_files(args.paths or default_corpus(), args.limit, args.seed)
     lines = sum(Path(path).read_bytes().count(b"\n") for path in files)
     print(f"corpus: {len(files)} files, {lines} lines")
 
-    bare = time_bare_parse(files)
+    plain = []
+    for _ in range(args.rounds):
+        bare = time_bare_parse(files)
+        lint, found = time_np2torch_lint(files)
+        plain.append((bare, lint))
     bare_torch = time_bare_parse(files, only_mentioning_torch=True)
-    lint, found = time_np2torch_lint(files)
     print(f"bare libcst.parse_module loop:        {bare:8.2f} s   1.00x")
     print(f"  (only the files that mention torch:  {bare_torch:8.2f} s   {bare_torch / bare:.2f}x)")
-    print(f"np2torch-lint (read, parse, analyse):  {lint:8.2f} s   {lint / bare:.2f}x  "
-          f"({lint / bare_torch:.2f}x the torch-only parse; {found} findings)")
+    print(f"np2torch-lint (read, parse, analyse):  {lint:8.2f} s   {median_ratio(plain):.2f}x  "
+          f"(median of rounds: {rounds_text(plain)}; {found} findings)")
 
     if args.project:
-        project_measures(files, bare)
+        project_measures(files, args.rounds)
     if not args.skip_torchfix:
         python = args.torchfix_python
         if python is None and importlib.util.find_spec("torchfix") is not None:

@@ -41,8 +41,8 @@ MAX_NESTING = 1000
 _DEEP_STACK_BYTES = 512 * 2**20
 _LONG_STRETCH = 2000
 _BRACKET = re.compile(r"[][(){}]")
-_LONG_LINE = re.compile(r"[^\n]{%d}" % _LONG_STRETCH)
-_LONG_CONTINUATION = re.compile(r"(?:\\\r?\n[^\n]*){200}")
+_CONTINUATIONS = 200
+_LONG_CONTINUATION = re.compile(r"(?:\\\r?\n[^\n]*){%d}" % _CONTINUATIONS)
 
 
 _PROJECT_MARKERS = ("torch", "numpy", ".cuda(", ".to(")
@@ -101,7 +101,11 @@ def _refuse_what_would_crash_the_parser(text: str) -> None:
 def _could_hide_deep_code(text: str) -> bool:
     """Long lines, more than 200 nested brackets, a bracketed stretch longer than a line may be, or many
     backslash continuations in a row (brackets in strings and comments count too: that only errs to checking)."""
-    if _LONG_LINE.search(text) or _LONG_CONTINUATION.search(text):
+    # (plain string operations first: a regular expression that looks for a long line tries every position)
+    if max(map(len, text.split("\n"))) >= _LONG_STRETCH:
+        return True
+    continuations = text.count("\\\n") + text.count("\\\r\n")
+    if continuations >= _CONTINUATIONS and _LONG_CONTINUATION.search(text):
         return True
     depth = opened_at = 0
     for bracket in _BRACKET.finditer(text):

@@ -76,6 +76,8 @@ def test_bom_crlf_and_coding_cookie_files_are_linted(write, capsys, content, lin
     "import torch\nx = " + "+".join(["a"] * 100_000) + "\n",  # valid Python, 100k levels deep
     "import torch\nx = (" + " +\n".join(["a"] * 100_000) + ")\n",
     "import torch\nx = " + "a." * 20_000 + "b\n",
+    "import torch\nx = a" + " + \\\n a" * 100_000 + "\n",  # backslash continuations
+    "import torch\r\nx = a" + " + \\\r\n a" * 100_000 + "\r\n",
 ])
 def test_pathological_nesting_gets_a_message_not_a_crash(write, capsys, source):
     bad = write("deep.py", source)

@@ -307,7 +307,7 @@ class Project:
                 if path.suffix == ".pyi":
                     continue  # a stub never runs
                 read = self.text_of(path)
-                if read is not None and _SETS_DEFAULT.search(read[0]) and self._changes_default_dtype(path, read):
+                if read is not None and _calls_a_default_setter(read[0]) and self._changes_default_dtype(path, read):
                     changed.append(_relative(path, self.root))
             self._facts = ProjectFacts(tuple(changed))
         return self._facts
@@ -406,6 +406,11 @@ def _member_of(value: Value, name: str) -> Value | None:
     if method is not None:
         return Value(Kind.FUNCTION, definition=method)
     return info.attribute(name)
+
+
+def _calls_a_default_setter(text: str) -> bool:
+    # the substring first: the expression, which starts with a lookbehind, is tried at every position
+    return "set_default_" in text and _SETS_DEFAULT.search(text) is not None
 
 
 def digest_of(exported: dict) -> str:
