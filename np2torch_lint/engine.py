@@ -211,20 +211,15 @@ def findings_for(module: cst.Module, codes: Collection[str] | None = None,
     project = context.project if context is not None else None
     if project is not None and (filename is None or not project.contains(filename)):
         project = None  # a file outside the project's folder is linted on its own
-    # the project facts first: working them out may analyse this file (kept for now), and reads every file's text
-    # (so that ``remember`` can cache this one's summary)
-    changed_in = project.facts().default_dtype_changed_in if project is not None else ()
-    kept = project.analysed_before_its_turn(filename, module) if project is not None and filename else None
-    if kept is not None:
-        facts, link = kept  # analysed for an importer or the project facts, its summary remembered then
-    else:
-        link = project.link(filename) if project is not None and filename is not None else None
-        analyzer = Analyzer(context.models if context is not None else None, link)
-        facts = analyzer.analyze(module)
-        if link is not None:
-            project.remember(link, analyzer.exported())
-    if project is not None:
+    link = None
+    if project is not None and filename is not None:
+        # the project facts first: working them out may analyse this file (kept for its turn), and reads every
+        # file's text (so that its summary, remembered with its analysis, can be cached)
+        changed_in = project.facts().default_dtype_changed_in
+        facts, link = project.analysis_for_its_turn(filename, module)
         facts.default_dtype_changed_in = changed_in
+    else:
+        facts = Analyzer(context.models if context is not None else None).analyze(module)
     findings = [finding for rule in ALL_RULES if codes is None or rule.CODE in codes
                 for finding in rule.check(facts, style)]
     return findings, facts, link

@@ -250,12 +250,13 @@ class Project:
             tree = self._parsed(path, read[0])
         except SourceError:
             return None
-        return self._analysed(path, tree)[1]
+        return self._analysed(path, tree)[2]
 
-    def _analysed(self, path: Path, tree: libcst.Module) -> tuple[Facts, ModuleSummary]:
-        """A module analysed before its turn (for an importer, or for the project facts), its summary remembered.
-        The analysis of a file this run lints is kept for its turn, unless a module it imports was still being
-        summarised (which its turn would see summarised): the turn would see the same summaries and find the same."""
+    def _analysed(self, path: Path, tree: libcst.Module) -> tuple[Facts, ModuleLink, ModuleSummary]:
+        """A module analysed, its summary remembered. When that is before its turn (for an importer, or for the
+        project facts), the analysis of a file this run lints is kept for its turn, unless a module it imports was
+        still being summarised (which its turn would see summarised): the turn would see the same summaries and
+        find the same."""
         link = self.link(path)
         analyzer = Analyzer(self.models, link)
         facts = analyzer.analyze(tree)
@@ -263,12 +264,17 @@ class Project:
         kept = self._trees.get(path)
         if kept is not None and kept[1] is tree and not link.saw_a_summary_running:
             self._analyses[path] = (tree, facts, link)
-        return facts, summary
+        return facts, link, summary
 
-    def analysed_before_its_turn(self, path: str | Path, tree: libcst.Module) -> tuple[Facts, ModuleLink] | None:
-        """The analysis of a file being linted, made before its turn from this same tree (``_analysed``)."""
-        kept = self._analyses.pop(Path(path).resolve(), None)
-        return (kept[1], kept[2]) if kept is not None and kept[0] is tree else None
+    def analysis_for_its_turn(self, path: str | Path, tree: libcst.Module) -> tuple[Facts, ModuleLink]:
+        """The analysis of a file being linted: the one made before its turn from this same tree when it was
+        kept (``_analysed``), else made now."""
+        resolved = Path(path).resolve()
+        kept = self._analyses.pop(resolved, None)
+        if kept is not None and kept[0] is tree:
+            return kept[1], kept[2]
+        facts, link, _ = self._analysed(resolved, tree)
+        return facts, link
 
     def _parsed(self, path: Path, text: str) -> libcst.Module:
         """A module parsed before its turn (for an importer, or for the project facts); a file this run will lint
