@@ -162,3 +162,39 @@ def test_a_method_is_read_again_only_when_an_attribute_it_read_changed_after_its
     # forward read self.weights before build assigned it: read again, and reported; export is reported once
     assert found == [("NPT001", 7), ("NPT001", 13)]
     assert reads.count("forward") == 2 and reads.count("export") == 1 and reads.count("build") == 1
+
+
+BACK_EDGES = '''
+import torch
+
+def f(xs, model):
+    out = None
+    for x in xs:
+        read_once(x)
+        y = model(x)
+    for x in xs:
+        if out is not None:
+            out.numpy()
+        read_twice(x)
+        out = torch.zeros(3, requires_grad=True)
+'''
+
+
+def test_a_loop_body_is_read_again_only_when_its_back_edge_changes_a_name_it_reads_first(monkeypatch):
+    from np2torch_lint.analysis.interpreter import Analyzer
+    from np2torch_lint.engine import lint_text
+
+    calls: list[str] = []
+    call = Analyzer._call
+
+    def counting(self, node):
+        if isinstance(node.func, cst.Name):
+            calls.append(node.func.value)
+        return call(self, node)
+
+    monkeypatch.setattr(Analyzer, "_call", counting)
+    found = [(d.code, d.line) for d in lint_text(BACK_EDGES, "loops.py")]
+    # ``y`` is bound before it is read: the first loop's back edge changes nothing it reads; ``out`` comes round
+    assert calls.count("read_once") == 1 and calls.count("read_twice") == 2
+    assert found == [("NPT001", 11)]
+

@@ -9,10 +9,10 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import Args
-from .facts import CollectedTransfer
+from .facts import CollectedTransfer, Facts
 from .scope import Scope
-from .syntax import bool_literal_node, ends_abruptly, is_copy_flag_test, pattern_names
-from .values import OTHER, UNKNOWN, Kind, Value, join_all
+from .syntax import bool_literal_node, ends_abruptly, is_copy_flag_test, names_read_before_bound, pattern_names
+from .values import OTHER, UNKNOWN, Kind, Value, join, join_all
 
 #: what ``_grad_mode_of`` returns for something that does not set autograd's mode
 NOT_A_GRAD_MODE = object()
@@ -127,34 +127,59 @@ class ControlFlowMixin:
             finally:
                 self.loops.pop()
 
-        self._loop(body)
+        self._loop(node, body)
         if node.orelse is not None:
             self._suite(node.orelse.body)
 
     def _while(self, node: cst.While) -> None:
         self.eval(node.test)
-        self._loop(lambda: self._suite(node.body))
+        self._loop(node, lambda: self._suite(node.body))
         if node.orelse is not None:
             self._suite(node.orelse.body)
 
-    def _loop(self, body: Callable[[], None]) -> None:
+    def _loop(self, node: cst.For | cst.While, body: Callable[[], None]) -> None:
         """Run a loop body that may run zero or more times.
 
-        A first, silent pass learns what comes round the back edge (``out = model(x)`` at the end of one
-        iteration is what ``out.numpy()`` at the start of the next sees); the second pass, from the join of that
-        and the state before the loop, records the facts. Loops inside a silent pass run once, so the cost grows
-        with nesting depth, not exponentially.
+        What comes round the back edge (``out = model(x)`` at the end of one iteration is what ``out.numpy()`` at
+        the start of the next sees) reaches the body only through a name it may read before binding it
+        (``names_read_before_bound``). So the body is read once from the state before the loop, its facts held
+        back: if the back edge changed none of those names, a second read would be this one again, and its facts
+        stand. Otherwise they go, and the body is read again from the join of the state before the loop and the
+        state at its end, recording the facts. Inside a silent read (a summary, the first pass of an outer loop
+        nested too deep) the body is read once; nested loops cost at most twice per level, and deeper than
+        ``_MAX_HELD_LOOPS`` the first read is silent, so the cost grows with nesting depth, not exponentially.
         """
         before = self.scope
         if not self.silent:
-            saved_facts, self.facts = self.facts, self._silent_facts()
-            self.silent = True
-            first_pass = before.copy()
-            self.scope = first_pass
-            try:
-                body()
-            finally:
-                self.facts, self.silent, self.scope = saved_facts, False, before
+            if self.held_loops < _MAX_HELD_LOOPS:
+                held = Facts(dtype_decided=self.recorded_facts.dtype_decided)
+                saved_facts, self.facts = self.facts, held
+                pending = len(self.pending_bodies)
+                self.held_loops += 1
+                first_pass = before.copy()
+                self.scope = first_pass
+                try:
+                    body()
+                finally:
+                    self.facts, self.scope = saved_facts, before
+                    self.held_loops -= 1
+                read_first = self.names_read_first.get(node)
+                if read_first is None:
+                    read_first = self.names_read_first[node] = names_read_before_bound(node)
+                if not _back_edge_reaches(before, first_pass, read_first):
+                    self.facts.absorb(held)
+                    before.join_from(before.copy(), first_pass)
+                    return
+                del self.pending_bodies[pending:]  # functions defined in the body: read after the second pass
+            else:
+                saved_facts, self.facts = self.facts, self._silent_facts()
+                self.silent = True
+                first_pass = before.copy()
+                self.scope = first_pass
+                try:
+                    body()
+                finally:
+                    self.facts, self.silent, self.scope = saved_facts, False, before
             before.join_from(before.copy(), first_pass)
         body_scope = before.copy()
         self.scope = body_scope
@@ -338,6 +363,21 @@ class ControlFlowMixin:
         finally:
             del self.loops[loops_before:]
             self.scope = before
+
+
+def _back_edge_reaches(before: Scope, end: Scope, read_first: frozenset[str]) -> bool:
+    """Whether a name the body may read before binding it holds more at the end of an iteration than before the
+    loop: then the next iteration's read would see more than the first one did."""
+    for name in before.rebound_in(end):
+        if name in read_first:
+            old = before.lookup(name)
+            if old is None or join(old, end.lookup(name) or UNKNOWN) != old:
+                return True
+    return False
+
+
+#: loops nested inside one another whose first read is held back (``_loop``); deeper ones read silently first
+_MAX_HELD_LOOPS = 3
 
 
 def _tested_on_cpu(test: cst.BaseExpression) -> tuple[str, bool] | None:

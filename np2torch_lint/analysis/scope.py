@@ -55,16 +55,21 @@ class Scope:
             layers = (merged, layers[-1])
         return Scope(self.parent, {}, layers)
 
+    def rebound_in(self, branch: Scope) -> set[str]:
+        """The names ``branch`` (a copy of this scope, or a copy of a copy) bound since it was copied."""
+        own_layers = {id(self.names), *map(id, self.inherited)}
+        keys = set(branch.names)
+        for layer in branch.inherited:
+            if id(layer) not in own_layers:
+                keys.update(layer)
+        return keys
+
     def join_from(self, *branches: Scope) -> None:
         """Make this scope the join of ``branches`` (copies of it, or of copies of it, that ran different code):
         the names any of them bound, in itself or in a copy between it and this scope (an ``elif``'s test)."""
-        own_layers = {id(self.names), *map(id, self.inherited)}
         keys: set[str] = set()
         for branch in branches:
-            keys.update(branch.names)
-            for layer in branch.inherited:
-                if id(layer) not in own_layers:
-                    keys.update(layer)
+            keys.update(self.rebound_in(branch))
         names = self.names
         for key in keys:
             values = [b.get(key) for b in branches]

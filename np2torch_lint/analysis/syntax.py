@@ -121,3 +121,61 @@ def ends_abruptly(suite: cst.BaseSuite) -> bool:
 
 
 _EXITS = (cst.Return, cst.Raise, cst.Break, cst.Continue)
+
+
+def names_read_before_bound(loop: cst.For | cst.While) -> frozenset[str]:
+    """The names a loop's body may read before binding them in the same iteration: every name it mentions, less
+    the loop's target and the names a top-level assignment binds before any mention of them (``x = f(batch)``
+    as the body's first use of ``x``). Over-approximated on purpose: a name kept in only costs a second read."""
+    seen: set[str] = set()
+    bound_first: set[str] = set()
+    if isinstance(loop, cst.For):
+        _bind_first(loop.target, seen, bound_first)
+    body = loop.body
+    statements = body.body if isinstance(body, cst.IndentedBlock) else (body,)
+    for statement in statements:
+        if not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            seen.update(names_in(statement))
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                seen.update(names_in(small.value))
+                for target in small.targets:
+                    _bind_first(target.target, seen, bound_first)
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                seen.update(names_in(small.value))
+                seen.update(names_in(small.annotation))
+                _bind_first(small.target, seen, bound_first)
+            else:
+                seen.update(names_in(small))
+    return frozenset(seen - bound_first)
+
+
+def _bind_first(target: cst.BaseExpression, seen: set[str], bound_first: set[str]) -> None:
+    if isinstance(target, cst.Name):
+        if target.value not in seen:
+            bound_first.add(target.value)
+        seen.add(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _bind_first(element.value, seen, bound_first)
+    else:
+        seen.update(names_in(target))  # ``a[i] = ...``, ``a.b = ...``: reads ``a``
+
+
+def names_in(node: cst.CSTNode) -> Iterator[str]:
+    """The identifiers under ``node`` (an attribute's own name excluded: ``a.b`` mentions ``a``)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            yield current.value
+        elif isinstance(current, cst.Attribute):
+            stack.append(current.value)
+        else:
+            for field in child_fields(type(current)):
+                child = getattr(current, field)
+                if isinstance(child, cst.CSTNode):
+                    stack.append(child)
+                elif isinstance(child, (list, tuple)):
+                    stack.extend(item for item in child if isinstance(item, cst.CSTNode))
