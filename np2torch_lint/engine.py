@@ -22,7 +22,7 @@ from libcst.metadata import CodeRange
 from .diagnostics import Diagnostic, Finding
 from .files import SourceError
 from .fixes import FixStyle
-from .analysis import Analyzer, Facts
+from .analysis import Facts, analyze
 from .analysis.models import Models
 from .noqa import skips_file
 from .positions import Span, locate, ranges
@@ -182,11 +182,10 @@ def garbage_collected_after() -> Iterator[None]:
     """No cyclic garbage collection until one file's work is done and its tree dropped, then a collection of the
     youngest generation only.
 
-    The analysis leaves reference cycles (definitions and values that point at each other) that reach into the
-    tree, so a file's tree is freed by the collector, not when it is dropped. Collected while the file is still
-    being worked on, the (alive) tree would be walked and promoted to older generations, walked again there, and
-    freed at last by a full collection that walks every object of the run; collected once afterwards, it is all
-    in the youngest generation, which holds little else."""
+    Collected while the file is being worked on, the (alive, large) tree would be walked and promoted to older
+    generations, and walked again there. The analysis breaks the reference cycles it made once it is done
+    (``Analyzer.release``), so the tree is freed when it is dropped, and the collection afterwards walks only the
+    little the analysis left in cycles (before that, walking the garbage tree cost about 0.1x of the parse)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -219,7 +218,7 @@ def findings_for(module: cst.Module, codes: Collection[str] | None = None,
         facts, link = project.analysis_for_its_turn(filename, module)
         facts.default_dtype_changed_in = changed_in
     else:
-        facts = Analyzer(context.models if context is not None else None).analyze(module)
+        facts = analyze(module, context.models if context is not None else None)
     findings = [finding for rule in ALL_RULES if codes is None or rule.CODE in codes
                 for finding in rule.check(facts, style)]
     return findings, facts, link

@@ -198,3 +198,56 @@ def test_a_loop_body_is_read_again_only_when_its_back_edge_changes_a_name_it_rea
     assert calls.count("read_once") == 1 and calls.count("read_twice") == 2
     assert found == [("NPT001", 11)]
 
+
+TREE_IN_CYCLES = '''
+import torch
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.child = Net.make()
+
+    @staticmethod
+    def make():
+        return Net()
+
+    def forward(self, x, scale=lambda v: v * 2):
+        for item in x:
+            x = self.child(scale(item))
+        return x
+
+def helper(net=Net()):
+    return net
+'''
+
+
+def _tree_objects_left_for_the_collector() -> list[cst.CSTNode]:
+    import gc
+
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        return [each for each in gc.garbage if isinstance(each, cst.CSTNode)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+
+
+def test_a_files_tree_is_freed_when_dropped_not_by_the_garbage_collector(tmp_path):
+    import gc
+
+    from np2torch_lint.commands import lint
+    from np2torch_lint.config import load_settings
+
+    (tmp_path / "pyproject.toml").write_text("[tool.np2torch-lint]\n")
+    (tmp_path / "net.py").write_text(TREE_IN_CYCLES)
+    (tmp_path / "train.py").write_text("from net import Net, helper\nmodel = helper(Net())\n")
+    gc.collect()
+    gc.disable()
+    try:
+        analyze(cst.parse_module(TREE_IN_CYCLES))
+        assert _tree_objects_left_for_the_collector() == []
+        lint([str(tmp_path)], load_settings(tmp_path / "pyproject.toml"))  # the project's analyses, too
+        assert _tree_objects_left_for_the_collector() == []
+    finally:
+        gc.enable()

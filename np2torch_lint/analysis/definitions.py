@@ -62,6 +62,13 @@ class FunctionInfo:
     def name(self) -> str:
         return self.node.name.value if isinstance(self.node, cst.FunctionDef) else "<lambda>"
 
+    def forget(self) -> None:
+        """Drop what links it to the rest of the analysis (see ``Analyzer.release``)."""
+        self.scope = self.owner = None
+        self.defaults, self.annotations = {}, {}
+        self.returns = self.generic_returns = UNKNOWN
+        self.defaults_returns = None
+
     def returns_for_another_module(self) -> Value:
         """What a caller in another module is told this function returns."""
         found = self.generic_returns
@@ -104,6 +111,11 @@ class ClassInfo:
             if found is not None:
                 return found
         return None
+
+    def forget(self) -> None:
+        """Drop what links it to the rest of the analysis (see ``Analyzer.release``)."""
+        self.scope = None
+        self.bases, self.methods, self.attributes, self.class_names = [], {}, {}, {}
 
     def lineage(self) -> list[ClassInfo]:
         """This class and its bases defined in the file, depth first (cycles cannot happen in valid code)."""
@@ -190,6 +202,7 @@ class DefinitionsMixin:
             role = "method"
         info = FunctionInfo(node, owner.scope if owner is not None else self.scope, defaults, annotations, returns,
                             grad_enabled, role, owner, opaque)
+        self.definitions.append(info)
         if owner is not None:
             if role != "setter":
                 owner.methods[node.name.value] = info
@@ -226,6 +239,7 @@ class DefinitionsMixin:
     def _lambda(self, node: cst.Lambda) -> Value:
         defaults, annotations = self._parameter_values(node.params)
         info = FunctionInfo(node, self.scope, defaults, annotations)
+        self.definitions.append(info)
         if self.function_info is not None:
             self.defines_nested.add(self.function_info)
         if not self.silent:  # a lambda's body is read where it stands, with its parameters unknown
@@ -261,6 +275,7 @@ class DefinitionsMixin:
         for keyword in node.keywords:
             self.eval(keyword.value)
         info = ClassInfo(node, self.scope, is_nn_module, bases, library_base, unknown_bases=unknown_bases)
+        self.definitions.append(info)
         saved_scope, saved_class = self.scope, self.class_being_defined
         self.scope = Scope(saved_scope)
         self.class_being_defined = info

@@ -76,6 +76,8 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.returns: list[Value] | None = None
         self.yields: list[Value] | None = None
         self.summaries: dict[tuple, Value] = {}
+        #: the functions, lambdas and classes of the file, for ``release``
+        self.definitions: list[FunctionInfo | ClassInfo] = []
         self.summaries_running: set[tuple] = set()
         self.stacking_call: cst.Call | None = None  # a torch.stack(...) whose argument is being evaluated
         #: a class of the file defines ``__torch_function__``: torch.stack/cat may take its objects, not only tensors
@@ -150,6 +152,17 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.body_grad_mode = self.grad_enabled if self.grad_enabled is not True else True
         self._read_pending_bodies(containers_last=True)
         return self.facts
+
+    def release(self) -> None:
+        """Break the reference cycles the analysis made (a scope holds a function whose definition holds the
+        scope; the analyzer holds its own bound methods), once its facts and summary are taken: the file's tree
+        is then freed as soon as it is dropped, instead of waiting for the garbage collector to walk all of it
+        (about 0.1x of the parse). The facts stay as they are; what their values say of definitions goes."""
+        for info in self.definitions:
+            info.forget()
+        self.definitions.clear()
+        self._statement_handlers.clear()
+        self._expression_handlers.clear()
 
     def exported(self) -> dict[str, object]:
         """This module's summary for the other modules of the project (after ``analyze``), as plain data."""
@@ -238,7 +251,10 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
 
 def analyze(module: cst.Module, models: Models | None = None, project: ProjectLink | None = None) -> Facts:
     """Run the analysis over a parsed module and return what the rules need."""
-    return Analyzer(models, project).analyze(module)
+    analyzer = Analyzer(models, project)
+    facts = analyzer.analyze(module)
+    analyzer.release()
+    return facts
 
 
 class ProjectLink(Protocol):

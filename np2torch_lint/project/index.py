@@ -261,6 +261,7 @@ class Project:
         analyzer = Analyzer(self.models, link)
         facts = analyzer.analyze(tree)
         summary = self.remember(link, analyzer.exported())
+        analyzer.release()
         kept = self._trees.get(path)
         if kept is not None and kept[1] is tree and not link.saw_a_summary_running:
             self._analyses[path] = (tree, facts, link)
