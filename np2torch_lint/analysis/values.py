@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 
@@ -102,12 +102,38 @@ class Value:
     unpacked: tuple[Value, ...] | None = None
 
     def but(self, **changes: object) -> Value:
-        return dataclasses.replace(self, **changes)
+        """A copy with ``changes`` made (``dataclasses.replace``, only faster: see ``_copy_with_changes``)."""
+        if not _FIELDS.issuperset(changes):
+            raise TypeError(f"Value has no field {sorted(set(changes) - _FIELDS)}")
+        return _copy_with_changes(self, changes)
 
     @property
     def is_numpy(self) -> bool:
         return self.kind is Kind.NDARRAY or self.kind is Kind.NUMPY_VALUE
 
+
+def _compiled_copy_with_changes() -> Callable[[Value, dict[str, object]], Value]:
+    """A function that copies a value, taking the fields in ``changes`` from there, and writes each slot directly.
+
+    ``dataclasses.replace`` goes through ``__init__`` and a frozen class's ``object.__setattr__`` per field: about
+    13 us a copy, and the analysis makes about 130 copies per file. Generated once from the fields, as dataclasses
+    makes ``__init__``, this takes about 3 us."""
+    names = [each.name for each in dataclasses.fields(Value)]
+    source = "\n".join([
+        "def copy_with_changes(value, changes):",
+        "    new = make(Value)",
+        "    given = changes.get",
+        *(f"    set_{name}(new, given({name!r}, value.{name}))" for name in names),
+        "    return new",
+    ])
+    namespace: dict[str, object] = {"make": object.__new__, "Value": Value}
+    namespace.update((f"set_{name}", getattr(Value, name).__set__) for name in names)
+    exec(source, namespace)  # our own text, made from the field names
+    return namespace["copy_with_changes"]  # type: ignore[return-value]
+
+
+_FIELDS = frozenset(each.name for each in dataclasses.fields(Value))
+_copy_with_changes = _compiled_copy_with_changes()
 
 UNKNOWN = Value(Kind.UNKNOWN)
 NONE = Value(Kind.NONE)
