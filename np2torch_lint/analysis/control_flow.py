@@ -390,7 +390,8 @@ def _tested_on_cpu(test: cst.BaseExpression) -> tuple[str, bool] | None:
     left, right = test.left, target.comparator
     if isinstance(left, cst.SimpleString):
         left, right = right, left
-    if not (isinstance(right, cst.SimpleString) and right.evaluated_value == "cpu"):
+    # the raw text, not LibCST's evaluated_value (a literal_eval, and a compile, per comparison with a string)
+    if not (isinstance(right, cst.SimpleString) and right.raw_value == "cpu" and "b" not in right.prefix.lower()):
         return None
     if not (isinstance(left, cst.Attribute) and left.attr.value == "type" and isinstance(left.value, cst.Attribute)
             and left.value.attr.value == "device" and isinstance(left.value.value, cst.Name)):
