@@ -87,6 +87,13 @@ class Linter:
         assert project is not None
         return digest(repr(project.facts()))
 
+    def facts_for(self, path: str | Path) -> str:
+        """The project facts' digest a file's result depends on: none for a file outside the project, which is
+        linted on its own (``engine.findings_for``)."""
+        project = self.context.project
+        assert project is not None
+        return self.facts if project.contains(path) else ""
+
     @classmethod
     def for_settings(cls, settings: Settings, cache_dir: Path | None, use_cache: bool = True,
                      facts: ProjectFacts | None = None) -> Linter:
@@ -118,7 +125,7 @@ class Linter:
             return None
         entry = self.cache.entry(*key)
         cached = FileResult.from_data(entry.get("result")) if entry is not None else None
-        if (cached is not None and cached.facts == self.facts and (cached.has_edits or not edits)
+        if (cached is not None and cached.facts == self.facts_for(key[0]) and (cached.has_edits or not edits)
                 and project.dependencies_unchanged(cached.dependencies)):
             return cached
         return None
@@ -147,7 +154,7 @@ class Linter:
         try:
             analysis = analyse_text(text, path, None, style, self.context)
         except SourceError as error:
-            return FileResult(error=str(error), facts=self.facts)
+            return FileResult(error=str(error), facts=self.facts_for(path))
         fix_edits = None
         if edits and analysis.module is not None and analysis.facts is not None and analysis.findings:
             fix_edits = FixEdits(text, analysis.module, analysis.spans, style, analysis.facts.module_names)
@@ -163,7 +170,7 @@ class Linter:
                 item["edits"] = [{"content": e.content, "start": list(e.start), "end": list(e.end)}
                                  for e in fix_edits.of(finding)]
             diagnostics.append(item)
-        return FileResult(diagnostics, None, analysis.dependencies, self.facts, edits)
+        return FileResult(diagnostics, None, analysis.dependencies, self.facts_for(path), edits)
 
 
 def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: int) -> list[FileResult]:
@@ -189,7 +196,7 @@ def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: 
     cache_folder = linter.cache.root if linter.cache is not None else None
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
                              initargs=(linter.settings, cache_folder, linter.cache is not None,
-                                       project.facts())) as pool:
+                                       project.facts() if inside else None)) as pool:
         for level in levels:  # a level's summaries reach the next level's workers through the cache
             chunk = max(1, len(level) // (jobs * 4))
             answers = pool.map(_lint_in_worker, [(files[index][0], files[index][1], edits) for index in level],

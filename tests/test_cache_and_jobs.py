@@ -319,3 +319,25 @@ def test_what_one_file_assigns_to_an_object_of_another_modules_class_does_not_re
     (root / "b_reader.py").write_text(
         "import torch\nfrom holder import Holder\n\nHolder().value.numpy()\n", encoding="utf-8")
     assert findings(root, Performance(cache=False)) == []
+
+
+def test_files_outside_the_project_do_not_work_out_its_facts(project, tmp_path, monkeypatch):
+    from np2torch_lint.project.index import Project
+
+    worked_out: list[Path] = []
+    facts = Project.facts
+
+    def noting(self):
+        worked_out.append(self.root)
+        return facts(self)
+
+    monkeypatch.setattr(Project, "facts", noting)
+    outside = tmp_path / "elsewhere" / "script.py"
+    outside.parent.mkdir()
+    outside.write_text("import numpy as np\nimport torch\nt = torch.tensor(np.zeros(3))\n", encoding="utf-8")
+    settings = load_settings(project / "pyproject.toml")
+    report, errors = lint([str(outside)], settings, performance=Performance(jobs=1, cache=False))
+    assert errors == [] and [item.diagnostic.code for item in report.findings] == ["NPT003", "NPT004"]
+    assert worked_out == []  # the project at the configuration's folder is not this file's
+    lint([str(project)], settings, performance=Performance(jobs=1, cache=False))
+    assert worked_out != []
