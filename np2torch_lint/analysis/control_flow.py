@@ -11,7 +11,7 @@ from . import known_apis as api
 from .arguments import Args
 from .facts import CollectedTransfer, Facts
 from .scope import Scope
-from .syntax import bool_literal_node, ends_abruptly, is_copy_flag_test, names_read_before_bound, pattern_names
+from .syntax import bool_literal_node, ends_abruptly, is_copy_flag_test, pattern_names, reads_before_binding
 from .values import OTHER, UNKNOWN, Kind, Value, join, join_all
 
 #: what ``_grad_mode_of`` returns for something that does not set autograd's mode
@@ -142,7 +142,7 @@ class ControlFlowMixin:
 
         What comes round the back edge (``out = model(x)`` at the end of one iteration is what ``out.numpy()`` at
         the start of the next sees) reaches the body only through a name it may read before binding it
-        (``names_read_before_bound``). So the body is read once from the state before the loop, its facts held
+        (``syntax.reads_before_binding``). So the body is read once from the state before the loop, its facts held
         back: if the back edge changed none of those names, a second read would be this one again, and its facts
         stand. Otherwise they go, and the body is read again from the join of the state before the loop and the
         state at its end, recording the facts. Inside a silent read (a summary, the first pass of an outer loop
@@ -163,10 +163,7 @@ class ControlFlowMixin:
                 finally:
                     self.facts, self.scope = saved_facts, before
                     self.held_loops -= 1
-                read_first = self.names_read_first.get(node)
-                if read_first is None:
-                    read_first = self.names_read_first[node] = names_read_before_bound(node)
-                if not _back_edge_reaches(before, first_pass, read_first):
+                if not reads_before_binding(node, _changed_round_the_back_edge(before, first_pass)):
                     self.facts.absorb(held)
                     before.join_from(before.copy(), first_pass)
                     return
@@ -365,15 +362,14 @@ class ControlFlowMixin:
             self.scope = before
 
 
-def _back_edge_reaches(before: Scope, end: Scope, read_first: frozenset[str]) -> bool:
-    """Whether a name the body may read before binding it holds more at the end of an iteration than before the
-    loop: then the next iteration's read would see more than the first one did."""
+def _changed_round_the_back_edge(before: Scope, end: Scope) -> set[str]:
+    """The names that hold more at the end of an iteration than before the loop (or were not bound before it)."""
+    changed = set()
     for name in before.rebound_in(end):
-        if name in read_first:
-            old = before.lookup(name)
-            if old is None or join(old, end.lookup(name) or UNKNOWN) != old:
-                return True
-    return False
+        old = before.lookup(name)
+        if old is None or join(old, end.lookup(name) or UNKNOWN) != old:
+            changed.add(name)
+    return changed
 
 
 #: loops nested inside one another whose first read is held back (``_loop``); deeper ones read silently first

@@ -59,10 +59,8 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.copy_tests = 0  # how many enclosing ``if`` tests mention ``copy``
         self.module_scope = self.scope
         self.silent = False  # in a summary (or a loop's silent first pass): facts go nowhere
-        #: loops whose first read's facts are held back around the code being read, and per loop the names its
-        #: body may read before binding them (control_flow._loop)
+        #: loops whose first read's facts are held back around the code being read (control_flow._loop)
         self.held_loops = 0
-        self.names_read_first: dict[cst.CSTNode, frozenset[str]] = {}
         #: the grad mode a body read where it is defined starts in (unless a decorator sets one)
         self.body_grad_mode: bool | None = True
         self.class_being_defined: ClassInfo | None = None

@@ -123,53 +123,57 @@ def ends_abruptly(suite: cst.BaseSuite) -> bool:
 _EXITS = (cst.Return, cst.Raise, cst.Break, cst.Continue)
 
 
-def names_read_before_bound(loop: cst.For | cst.While) -> frozenset[str]:
-    """The names a loop's body may read before binding them in the same iteration: every name it mentions, less
-    the loop's target and the names a top-level assignment binds before any mention of them (``x = f(batch)``
-    as the body's first use of ``x``). Over-approximated on purpose: a name kept in only costs a second read."""
-    seen: set[str] = set()
-    bound_first: set[str] = set()
-    if isinstance(loop, cst.For):
-        _bind_first(loop.target, seen, bound_first)
+def reads_before_binding(loop: cst.For | cst.While, names: set[str]) -> bool:
+    """Whether a loop's body may read one of ``names`` before binding it in the same iteration: it mentions the
+    name before a top-level assignment (or the loop's target) binds it (``x = f(batch)`` as the body's first use
+    of ``x`` binds it first; a mention inside an ``if`` or a nested loop counts as a read). Over-approximated on
+    purpose: a name taken as read only costs a second read of the body. The body is walked only until each name
+    is settled."""
+    pending = set(names)
+    if isinstance(loop, cst.For) and _mentions_before_binding(loop.target, pending):
+        return True
     body = loop.body
-    statements = body.body if isinstance(body, cst.IndentedBlock) else (body,)
-    for statement in statements:
+    for statement in body.body if isinstance(body, cst.IndentedBlock) else (body,):
+        if not pending:
+            return False
         if not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            seen.update(names_in(statement))
+            if _mentions(statement, pending):
+                return True
             continue
         for small in statement.body:
             if isinstance(small, cst.Assign):
-                seen.update(names_in(small.value))
-                for target in small.targets:
-                    _bind_first(target.target, seen, bound_first)
+                if _mentions(small.value, pending) or any(
+                        _mentions_before_binding(target.target, pending) for target in small.targets):
+                    return True
             elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                seen.update(names_in(small.value))
-                seen.update(names_in(small.annotation))
-                _bind_first(small.target, seen, bound_first)
-            else:
-                seen.update(names_in(small))
-    return frozenset(seen - bound_first)
+                if (_mentions(small.value, pending) or _mentions(small.annotation, pending)
+                        or _mentions_before_binding(small.target, pending)):
+                    return True
+            elif _mentions(small, pending):
+                return True
+    return False
 
 
-def _bind_first(target: cst.BaseExpression, seen: set[str], bound_first: set[str]) -> None:
+def _mentions_before_binding(target: cst.BaseExpression, pending: set[str]) -> bool:
+    """Bind an assignment's target: its names are settled (no longer pending); ``a[i] = ...`` and ``a.b = ...``
+    read ``a``."""
     if isinstance(target, cst.Name):
-        if target.value not in seen:
-            bound_first.add(target.value)
-        seen.add(target.value)
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            _bind_first(element.value, seen, bound_first)
-    else:
-        seen.update(names_in(target))  # ``a[i] = ...``, ``a.b = ...``: reads ``a``
+        pending.discard(target.value)
+        return False
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_mentions_before_binding(element.value, pending) for element in target.elements)
+    return _mentions(target, pending)
 
 
-def names_in(node: cst.CSTNode) -> Iterator[str]:
-    """The identifiers under ``node`` (an attribute's own name excluded: ``a.b`` mentions ``a``)."""
+def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
+    """Whether an identifier under ``node`` is one of ``names`` (an attribute's own name aside: ``a.b`` mentions
+    ``a``)."""
     stack = [node]
     while stack:
         current = stack.pop()
         if isinstance(current, cst.Name):
-            yield current.value
+            if current.value in names:
+                return True
         elif isinstance(current, cst.Attribute):
             stack.append(current.value)
         else:
@@ -179,3 +183,4 @@ def names_in(node: cst.CSTNode) -> Iterator[str]:
                     stack.append(child)
                 elif isinstance(child, (list, tuple)):
                     stack.extend(item for item in child if isinstance(item, cst.CSTNode))
+    return False
