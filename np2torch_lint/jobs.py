@@ -21,7 +21,7 @@ from .analysis.models import builtin_models
 from .config import Settings
 from .diagnostics import Applicability, Diagnostic, Fix
 from .edits import FixEdits, TextEdit
-from .engine import LintContext, analyse_text, garbage_collected_after
+from .engine import LintContext, analyse_text, collector_paused_for_files, garbage_collected_after
 from .files import SourceError
 from .fixer import FixError, fix_text
 from .fixes import FixStyle
@@ -189,8 +189,10 @@ def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: 
         levels.append(outside)
     if jobs <= 1 or len(pending) < _PARALLEL_AT_LEAST:
         project.linting.update(keys[index][0] for index in pending)
-        for index in (index for level in levels for index in level):
-            results[index] = linter.analysed(*files[index], keys[index], edits)
+        with collector_paused_for_files() as file_done:
+            for index in (index for level in levels for index in level):
+                results[index] = linter.analysed(*files[index], keys[index], edits)
+                file_done()
         return results  # type: ignore[return-value]
     context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
     cache_folder = linter.cache.root if linter.cache is not None else None

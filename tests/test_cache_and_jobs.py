@@ -341,3 +341,17 @@ def test_files_outside_the_project_do_not_work_out_its_facts(project, tmp_path, 
     assert worked_out == []  # the project at the configuration's folder is not this file's
     lint([str(project)], settings, performance=Performance(jobs=1, cache=False))
     assert worked_out != []
+
+
+def test_the_collector_is_on_after_a_run_and_stays_off_for_a_host_that_turned_it_off(project):
+    import gc
+
+    settings = load_settings(project / "pyproject.toml")
+    assert findings(project, Performance(jobs=1, cache=False))  # the run found something: it did analyse
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        lint([str(project)], settings, performance=Performance(jobs=1, cache=False))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
