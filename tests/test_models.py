@@ -149,11 +149,23 @@ def check_claims(claim: Value, actual: object, where: str) -> None:
 @pytest.mark.parametrize(("qualname", "example"), _cases("calls") + _cases("attributes"),
                          ids=lambda value: value if " " not in value else None)
 def test_what_the_model_says_is_what_the_library_does(qualname: str, example: str):
-    if example.startswith("cuda: "):
-        if not torch.cuda.is_available():
-            pytest.skip("needs a CUDA device")
-        example = example.removeprefix("cuda: ").replace("f32", "torch.ones(3).numpy()")
+    backend, _, rest = example.partition(": ")
+    if rest and backend in ACCELERATOR_BACKENDS:  # "cuda: t.cuda()", "xpu: t.xpu()": runs where that device is
+        if not _backend_available(backend):
+            pytest.skip(f"needs a {backend} device")
+        example = rest.replace("f32", "torch.ones(3).numpy()")
     check_claims(_analysed(example), _run(example), f"{qualname}: {example}")
+
+
+#: the accelerators whose examples say so ("xpu: t.xpu()"); each runs only where torch has that device, as the
+#: CUDA ones do (another backend's method does not exist, or raises, on a CUDA machine).
+ACCELERATOR_BACKENDS = ("cuda", "xpu", "npu", "hpu", "mlu", "musa", "ipu", "mtia")
+
+
+def _backend_available(backend: str) -> bool:
+    module = getattr(torch, backend, None)
+    is_available = getattr(module, "is_available", None)
+    return hasattr(torch.Tensor, backend) and callable(is_available) and bool(is_available())
 
 
 def _checked_rows(rows: dict) -> list[str]:
