@@ -95,9 +95,15 @@ def interleaved_plain_round(files: list[str], chunk: int) -> tuple[float, float,
     return bare, lint, found
 
 
+#: the plain measure lints each file on its own: its settings' project is an empty folder no linted file lies in
+#: (with the default, the current folder, files under it, such as an installed torch in ``.venv``, would be
+#: linted as one project, and each chunk of a round would work out the same summaries again)
+_PLAIN_ROOT = Path(tempfile.mkdtemp(prefix="np2torch-lint-plain-"))
+
+
 def time_np2torch_lint(files: list[str]) -> tuple[float, int]:
     start = time.perf_counter()
-    diagnostics, errors = lint_paths(files, Settings())
+    diagnostics, errors = lint_paths(files, Settings(root=_PLAIN_ROOT))
     elapsed = time.perf_counter() - start
     if errors:
         print(f"  np2torch-lint could not lint {len(errors)} files, e.g. {errors[0]}")
