@@ -160,7 +160,7 @@ class CallsMixin:
         models = [self.models.call(qualname) for qualname in qualnames]
         if all(model is not None and "converts" in model.params for model in models):
             return self._numpy_to_tensor(node, qualnames[0], models[0], args, choices=dict(zip(qualnames, models)))
-        saved, self.facts = self.facts, self._silent_facts()
+        saved, self.facts = self.facts, self._fresh_facts()
         try:
             return join_all([self._call_value(node, choice, args) for choice in choices]) or UNKNOWN
         finally:

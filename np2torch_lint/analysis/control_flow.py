@@ -9,7 +9,7 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import Args
-from .facts import CollectedTransfer, Facts
+from .facts import CollectedTransfer
 from .scope import Scope
 from .syntax import bool_literal_node, ends_abruptly, is_copy_flag_test, pattern_names, reads_before_binding
 from .values import OTHER, UNKNOWN, Kind, Value, join, join_all
@@ -151,32 +151,23 @@ class ControlFlowMixin:
         """
         before = self.scope
         if not self.silent:
-            if self.held_loops < _MAX_HELD_LOOPS:
-                held = Facts(dtype_decided=self.recorded_facts.dtype_decided)
-                saved_facts, self.facts = self.facts, held
-                pending = len(self.pending_bodies)
-                self.held_loops += 1
-                first_pass = before.copy()
-                self.scope = first_pass
-                try:
-                    body()
-                finally:
-                    self.facts, self.scope = saved_facts, before
-                    self.held_loops -= 1
-                if not reads_before_binding(node, _changed_round_the_back_edge(before, first_pass)):
-                    self.facts.absorb(held)
-                    before.join_from(before.copy(), first_pass)
-                    return
-                del self.pending_bodies[pending:]  # functions defined in the body: read after the second pass
-            else:
-                saved_facts, self.facts = self.facts, self._silent_facts()
-                self.silent = True
-                first_pass = before.copy()
-                self.scope = first_pass
-                try:
-                    body()
-                finally:
-                    self.facts, self.silent, self.scope = saved_facts, False, before
+            held = self.held_loops < _MAX_HELD_LOOPS  # else the first read is silent: its facts go
+            first_facts, saved_facts = self._fresh_facts(), self.facts
+            self.facts, self.silent = first_facts, not held
+            pending = len(self.pending_bodies)
+            self.held_loops += held
+            first_pass = before.copy()
+            self.scope = first_pass
+            try:
+                body()
+            finally:
+                self.facts, self.silent, self.scope = saved_facts, False, before
+                self.held_loops -= held
+            if held and not reads_before_binding(node, _changed_round_the_back_edge(before, first_pass)):
+                self.facts.absorb(first_facts)
+                before.join_from(before.copy(), first_pass)
+                return
+            del self.pending_bodies[pending:]  # functions defined in the body: read after the second pass
             before.join_from(before.copy(), first_pass)
         body_scope = before.copy()
         self.scope = body_scope

@@ -334,7 +334,7 @@ class DefinitionsMixin:
         outer_reads, self.attribute_reads = self.attribute_reads, []
         held = None
         if not self.silent:  # dtype decisions are not held back: a summary read now is not read again
-            held = Facts(dtype_decided=self.recorded_facts.dtype_decided)
+            held = self._fresh_facts()
         saved_facts, self.facts = self.facts, held if held is not None else self.facts
         try:
             returned = self._read_body(info, keep=True)

@@ -55,23 +55,22 @@ class Scope:
             layers = (merged, layers[-1])
         return Scope(self.parent, {}, layers)
 
-    def rebound_in(self, branch: Scope) -> set[str]:
-        """The names ``branch`` (a copy of this scope, or a copy of a copy) bound since it was copied."""
+    def rebound_in(self, *branches: Scope) -> set[str]:
+        """The names ``branches`` (copies of this scope, or copies of copies) bound since they were copied."""
         own_layers = {id(self.names), *map(id, self.inherited)}
-        keys = set(branch.names)
-        for layer in branch.inherited:
-            if id(layer) not in own_layers:
-                keys.update(layer)
+        keys: set[str] = set()
+        for branch in branches:
+            keys.update(branch.names)
+            for layer in branch.inherited:
+                if id(layer) not in own_layers:
+                    keys.update(layer)
         return keys
 
     def join_from(self, *branches: Scope) -> None:
         """Make this scope the join of ``branches`` (copies of it, or of copies of it, that ran different code):
         the names any of them bound, in itself or in a copy between it and this scope (an ``elif``'s test)."""
-        keys: set[str] = set()
-        for branch in branches:
-            keys.update(self.rebound_in(branch))
         names = self.names
-        for key in keys:
+        for key in self.rebound_in(*branches):
             values = [b.get(key) for b in branches]
             first = values[0]
             if first is not None and all(value is first for value in values):

@@ -37,7 +37,7 @@ class SummariesMixin:
         self.function_node, syncs_before = info.node, self.syncs_seen
         self.function_info, self.generic_read = info, generic
         if silently and not self.silent:
-            self.facts, self.silent = self._silent_facts(), True
+            self.facts, self.silent = self._fresh_facts(), True
         self.returns, self.yields = [], []
         _mark_parameters(info, scope)
         pending_start = len(self.pending_bodies)
@@ -58,8 +58,9 @@ class SummariesMixin:
             if self.syncs_seen > syncs_before:
                 self.synchronizing_functions.add(info)
 
-    def _silent_facts(self) -> Facts:
-        """Facts that go nowhere, except dtype decisions: ``.float()`` in a helper decides for its caller."""
+    def _fresh_facts(self) -> Facts:
+        """Facts of their own, sharing only the dtype decisions (``.float()`` in a helper decides for its caller):
+        dropped after a silent read, held back by a kept read or a loop's first read until they stand."""
         return Facts(dtype_decided=self.recorded_facts.dtype_decided)
 
     def _return(self, node: cst.Return) -> None:
