@@ -41,6 +41,11 @@ MAX_NESTING = 1000
 _DEEP_STACK_BYTES = 512 * 2**20
 _LONG_STRETCH = 2000
 _BRACKET = re.compile(r"[][(){}]")
+#: what can make an expression one level deeper without a bracket: an operator, a dot, a keyword that nests.
+#: A long line or bracketed stretch with fewer of them cannot hide a deep chain (data literals, long calls, and
+#: docstrings are common and need no second parse); brackets and blocks add at most a few hundred levels more
+_NESTING_TOKEN = re.compile(r"[-+*/%@&|^~<>.]|\b(?:not|lambda|if|await|yield|for|async|and|or|in|is)\b")
+_NESTING_TOKENS = 500
 _CONTINUATIONS = 200
 _LONG_CONTINUATION = re.compile(r"(?:\\\r?\n[^\n]*){%d}" % _CONTINUATIONS)
 
@@ -99,10 +104,13 @@ def _refuse_what_would_crash_the_parser(text: str) -> None:
 
 
 def _could_hide_deep_code(text: str) -> bool:
-    """Long lines, more than 200 nested brackets, a bracketed stretch longer than a line may be, or many
-    backslash continuations in a row (brackets in strings and comments count too: that only errs to checking)."""
+    """Long lines or bracketed stretches (longer than a line may be) with many nesting tokens, more than 200
+    nested brackets, or many backslash continuations in a row (brackets and tokens in strings and comments count
+    too: that only errs to checking)."""
     # (plain string operations first: a regular expression that looks for a long line tries every position)
-    if max(map(len, text.split("\n"))) >= _LONG_STRETCH:
+    lines = text.split("\n")
+    if max(map(len, lines)) >= _LONG_STRETCH and any(
+            _nests_deeply(line, 0, len(line)) for line in lines if len(line) >= _LONG_STRETCH):
         return True
     continuations = text.count("\\\n") + text.count("\\\r\n")
     if continuations >= _CONTINUATIONS and _LONG_CONTINUATION.search(text):
@@ -117,8 +125,18 @@ def _could_hide_deep_code(text: str) -> bool:
                 return True
         elif depth > 0:
             depth -= 1
-            if depth == 0 and bracket.start() - opened_at > _LONG_STRETCH:
+            if depth == 0 and bracket.start() - opened_at > _LONG_STRETCH and _nests_deeply(
+                    text, opened_at, bracket.start()):
                 return True
+    return False
+
+
+def _nests_deeply(text: str, start: int, end: int) -> bool:
+    count = 0
+    for _ in _NESTING_TOKEN.finditer(text, start, end):
+        count += 1
+        if count >= _NESTING_TOKENS:
+            return True
     return False
 
 

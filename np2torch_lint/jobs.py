@@ -111,7 +111,7 @@ class Linter:
         """A file's resolved path and content digest, the key of its cache entry; the project keeps its text."""
         project = self.context.project
         assert project is not None
-        resolved = Path(path).resolve()
+        resolved = project.resolved(path)
         content = digest(text)
         project.knows_text(resolved, text, content)
         return resolved, content
@@ -183,7 +183,7 @@ def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: 
     # imported modules first: their summaries, made while linting them, are there for their importers
     inside = [index for index in pending if project.contains(files[index][0])]
     levels = [[inside[i] for i in level]
-              for level in project.levels([Path(files[index][0]).resolve() for index in inside])]
+              for level in project.levels([project.resolved(files[index][0]) for index in inside])]
     outside = sorted(set(pending) - set(inside))
     if outside:  # files outside the project are linted on their own, in any order
         levels.append(outside)

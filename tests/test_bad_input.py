@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from np2torch_lint import engine
 from np2torch_lint.cli import main
 
 GOOD = "import torch\nw = torch.ones(3, requires_grad=True)\nw.numpy()\n"
@@ -85,6 +86,18 @@ def test_pathological_nesting_gets_a_message_not_a_crash(write, capsys, source):
     code, out, err = lint(capsys, bad, good)
     assert code == 2 and len(err) == 1 and err[0].startswith(f"{bad}: could not parse: ")
     assert "NPT001" in out
+
+
+@pytest.mark.parametrize(("stretch", "checked"), [
+    ("x = [" + ", ".join(f"'name_{i}'" for i in range(400)) + "]\n", False),  # a data literal: flat
+    ("f(" + ",\n  ".join(f"key_{i}=value_{i}" for i in range(300)) + ")\n", False),  # a long call
+    ("s = '" + "x" * 3000 + "'\n", False),  # a long line without operators
+    ("x = (" + " +\n".join(["a"] * 600) + ")\n", True),  # a chain hidden in brackets
+    ("x = " + " + ".join(["a"] * 800) + "\n", True),  # a chain on one long line
+    ("x = [" + ", ".join(f"o.a{i}.b.c" for i in range(200)) + "]\n", True),  # many dots: checked, to be safe
+])
+def test_only_long_stretches_with_many_nesting_tokens_get_a_second_parse(stretch, checked):
+    assert engine._could_hide_deep_code("import torch\n" + stretch) is checked
 
 
 def test_moderately_deep_valid_code_is_still_linted(write, capsys):

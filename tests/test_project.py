@@ -71,6 +71,27 @@ def test_modules_resolve_through_relative_imports_source_roots_and_the_script_fo
     assert buffers.files.path_of("replay", (PROJECTS / "buffers").resolve()) is not None
 
 
+def test_module_paths_are_found_as_python_finds_them(tmp_path: Path):
+    for name in ("pkg/__init__.py", "pkg/mod.py", "pkg/sub/__init__.py", "pkg/both.py", "pkg/both/__init__.py",
+                 "namespace/inner.py", "script.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "pkg" / "folder.py").mkdir()  # a folder named like a module is not one
+    (tmp_path / "linked").symlink_to(tmp_path / "pkg", target_is_directory=True)
+    files = Project.at(tmp_path).files
+    root = tmp_path.resolve()
+    assert files.path_of("pkg") == root / "pkg" / "__init__.py"
+    assert files.path_of("pkg.mod") == root / "pkg" / "mod.py"
+    assert files.path_of("pkg.sub") == root / "pkg" / "sub" / "__init__.py"
+    assert files.path_of("pkg.both") == root / "pkg" / "both.py"  # the module before the package, as listed
+    assert files.path_of("namespace.inner") == root / "namespace" / "inner.py"
+    assert files.path_of("linked.mod") == root / "pkg" / "mod.py"  # through the link, to the file itself
+    assert files.path_of("script") == root / "script.py"
+    for missing in ("pkg.folder", "pkg.mod.attribute", "pkg.missing", "namespace", "torch.float32", "pkg..mod"):
+        assert files.path_of(missing) is None, missing
+    assert files.has_top("pkg") and files.has_top("script") and not files.has_top("torch")
+
+
 def test_modules_in_an_import_cycle_see_each_other_as_unknown_whichever_is_read_first():
     root = PROJECTS / "cycle"
     first = Project.at(root)

@@ -80,6 +80,7 @@ class Project:
     _graph: dict[Path, list[Path]] = field(default_factory=dict)
     _components: dict[Path, Path] = field(default_factory=dict)
     _facts: ProjectFacts | None = None
+    _resolved: dict[str | Path, Path] = field(default_factory=dict)
     #: files this run will analyse in this process (``lint_files``), and the trees of those among them that were
     #: parsed before their turn, to summarise them for an importer (a module reached as an attribute,
     #: ``pkg.sub.f``, is not ordered before its user) or for the project facts: linting takes the tree instead of
@@ -98,12 +99,19 @@ class Project:
         files = ModuleFiles(tuple(path for path in roots if path.is_dir()))
         return cls(root, files, models, cache, tuple(exclude), _facts=facts)
 
+    def resolved(self, path: str | Path) -> Path:
+        """A path with its links resolved, once per run (a linted file's path is asked for at each step)."""
+        found = self._resolved.get(path)
+        if found is None:
+            found = self._resolved[path] = Path(path).resolve()
+        return found
+
     def contains(self, path: str | Path) -> bool:
         """Whether a file lies in the project's folder (files elsewhere are linted on their own)."""
-        return Path(path).resolve().is_relative_to(self.root)
+        return self.resolved(path).is_relative_to(self.root)
 
     def link(self, path: str | Path) -> ModuleLink:
-        resolved = Path(path).resolve()
+        resolved = self.resolved(path)
         found = self.files.module_of(resolved)
         return ModuleLink(self, resolved, found[0] if found else None, found[1] if found else False)
 
@@ -119,7 +127,7 @@ class Project:
 
     def knows_text(self, path: Path, text: str, content: str) -> None:
         """A linted file's text as read by the caller, so it is not read again."""
-        self._texts[path.resolve()] = (text, content)
+        self._texts[self.resolved(path)] = (text, content)
 
     # -- the import graph
 
@@ -270,7 +278,7 @@ class Project:
     def analysis_for_its_turn(self, path: str | Path, tree: libcst.Module) -> tuple[Facts, ModuleLink]:
         """The analysis of a file being linted: the one made before its turn from this same tree when it was
         kept (``_analysed``), else made now."""
-        resolved = Path(path).resolve()
+        resolved = self.resolved(path)
         kept = self._analyses.pop(resolved, None)
         if kept is not None and kept[0] is tree:
             return kept[1], kept[2]
@@ -293,7 +301,7 @@ class Project:
     def parsed_before_its_turn(self, path: str | Path, text: str) -> libcst.Module | None:
         """The tree of a file being linted when it was parsed already (for an importer or the project facts), from
         this same text."""
-        kept = self._trees.pop(Path(path).resolve(), None)
+        kept = self._trees.pop(self.resolved(path), None)
         return kept[1] if kept is not None and kept[0] == text else None
 
     def done_linting(self, path: Path) -> None:
@@ -335,7 +343,7 @@ class Project:
         from ..files import iter_python_files
 
         roots = [str(root) for root in self.files.src_roots if root.is_relative_to(self.root)] or [str(self.root)]
-        return [Path(item).resolve() for item in iter_python_files(roots, self.exclude, self.root)
+        return [self.resolved(item) for item in iter_python_files(roots, self.exclude, self.root)
                 if isinstance(item, str) and item.endswith((".py", ".pyi"))]
 
 

@@ -8,6 +8,7 @@ spurious edge can only make a cycle bigger (names inside it unknown), never a fi
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,13 +28,15 @@ class ModuleFiles:
     _tops: dict[tuple[str, Path | None], bool] = field(default_factory=dict)
     #: (module, importing folder) -> its file
     _answers: dict[tuple[str, Path | None], Path | None] = field(default_factory=dict)
+    #: folder -> (its files, its subfolders)
+    _listings: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
 
     def module_of(self, path: Path) -> tuple[str, bool] | None:
-        """The dotted name of the module a file is (and whether it is a package's ``__init__``), or None."""
-        resolved = path.resolve()
+        """The dotted name of the module a file (a resolved path) is, and whether it is a package's ``__init__``;
+        None outside the source roots."""
         for root in sorted(self.src_roots, key=lambda p: len(p.parts), reverse=True):
             try:
-                relative = resolved.relative_to(root)
+                relative = path.relative_to(root)
             except ValueError:
                 continue
             parts = list(relative.with_suffix("").parts)
@@ -55,15 +58,15 @@ class ModuleFiles:
         if not self.has_top(module.partition(".")[0], folder):
             return None  # another library's module (torch, numpy, ...): one probe for its top-level name
         if module not in self._in_roots:
-            self._in_roots[module] = _module_file(module, self.src_roots)
+            self._in_roots[module] = self._module_file(module, self.src_roots)
         found = self._in_roots[module]
         if found is not None or folder is None or folder in self.src_roots:
             return found
-        return _module_file(module, (folder,))
+        return self._module_file(module, (folder,))
 
     def has_top(self, top: str, folder: Path | None = None) -> bool:
         """Whether a top-level name is a package or module of the project: under a source root, or beside the
-        importing file (each probed once per name, and per folder)."""
+        importing file."""
         if self._top_under(top, None):
             return True
         return folder is not None and folder not in self.src_roots and self._top_under(top, folder)
@@ -72,17 +75,47 @@ class ModuleFiles:
         key = (top, folder)
         if key not in self._tops:
             roots = self.src_roots if folder is None else (folder,)
-            self._tops[key] = any((root / top).is_dir() or (root / f"{top}.py").is_file() for root in roots)
+            self._tops[key] = any(top in self._listing(str(root))[1] or f"{top}.py" in self._listing(str(root))[0]
+                                  for root in roots)
         return self._tops[key]
 
+    def _module_file(self, module: str, roots: tuple[Path, ...]) -> Path | None:
+        """``a/b.py`` or ``a/b/__init__.py`` under the first of ``roots`` that has it."""
+        *packages, last = module.split(".")
+        for root in roots:
+            folder = str(root)
+            for package in packages:
+                if package not in self._listing(folder)[1]:
+                    break
+                folder = os.path.join(folder, package)
+            else:
+                files, folders = self._listing(folder)
+                if f"{last}.py" in files:
+                    return Path(folder, f"{last}.py").resolve()
+                if last in folders and "__init__.py" in self._listing(os.path.join(folder, last))[0]:
+                    return Path(folder, last, "__init__.py").resolve()
+        return None
 
-def _module_file(module: str, roots: tuple[Path, ...]) -> Path | None:
-    relative = Path(*module.split("."))
-    for root in roots:
-        for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
-            if candidate.is_file():
-                return candidate.resolve()
-    return None
+    def _listing(self, folder: str) -> tuple[frozenset[str], frozenset[str]]:
+        """A folder's files and subfolders (symbolic links followed), read once per run: each dotted name the
+        analysis meets under a project package (``torch.float32`` in torch's own sources) is looked up in them
+        instead of probing the disk for two files."""
+        if folder not in self._listings:
+            files, folders = [], []
+            try:
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        try:
+                            if entry.is_dir():
+                                folders.append(entry.name)
+                            elif entry.is_file():
+                                files.append(entry.name)
+                        except OSError:
+                            continue  # a broken link, or one that cannot be read: not a module
+            except OSError:
+                pass  # not a folder, or not readable: nothing is found in it
+            self._listings[folder] = (frozenset(files), frozenset(folders))
+        return self._listings[folder]
 
 
 def absolute_module(module: str | None, is_package: bool, level: int, name: str | None) -> str | None:
