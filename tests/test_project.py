@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from np2torch_lint.analysis import Analyzer
 from np2torch_lint.engine import LintContext, analyse_text, lint_text
 from np2torch_lint.files import read_source
 from np2torch_lint.project import Project
@@ -90,6 +91,60 @@ def test_module_paths_are_found_as_python_finds_them(tmp_path: Path):
     for missing in ("pkg.folder", "pkg.mod.attribute", "pkg.missing", "namespace", "torch.float32", "pkg..mod"):
         assert files.path_of(missing) is None, missing
     assert files.has_top("pkg") and files.has_top("script") and not files.has_top("torch")
+
+
+DEFAULTS_LIB = """\
+import torch
+
+import elsewhere
+
+
+def weights(n, requires_grad=True):
+    return torch.ones(n, requires_grad=requires_grad)
+
+
+def placed(n, device=None):
+    if device is None:
+        device = "cuda"
+    return torch.zeros(n, device=device)
+
+
+def device_of(device="cuda"):
+    return device
+
+
+def unknown(n, device="cuda"):
+    return elsewhere.make(n, device)
+"""
+DEFAULTS_MAIN = """\
+import torch
+
+from lib import device_of, placed, unknown, weights
+
+weights(3).numpy()
+placed(3).numpy()
+torch.zeros(3, device=device_of()).numpy()
+weights(3, requires_grad=False).numpy()
+unknown(3).numpy()
+"""
+
+
+def test_another_modules_function_called_without_its_defaulted_parameters_gives_what_its_defaults_give(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "lib.py").write_text(DEFAULTS_LIB, encoding="utf-8")
+    (tmp_path / "main.py").write_text(DEFAULTS_MAIN, encoding="utf-8")
+    read_with_defaults = []
+    original = Analyzer._returns_with_defaults
+
+    def spy(self, info):
+        read_with_defaults.append(info.name)
+        return original(self, info)
+
+    monkeypatch.setattr(Analyzer, "_returns_with_defaults", spy)
+    found = sorted((d.line, d.code) for d in lint_in_project(tmp_path, "main.py"))
+    assert found == [(5, "NPT001"), (6, "NPT002"), (7, "NPT002")]  # by the defaults; line 8 passes its own
+    # a body that returns something unknown for unknown arguments, other than a parameter, is not read again
+    assert sorted(read_with_defaults) == ["device_of", "placed", "weights"]
 
 
 def test_modules_in_an_import_cycle_see_each_other_as_unknown_whichever_is_read_first():

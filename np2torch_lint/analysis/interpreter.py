@@ -170,10 +170,8 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
                 [method for each in definition.lineage() for method in each.methods.values()]
                 if isinstance(definition, ClassInfo) else [])
             for function in functions:
-                # a body that returns None for unknown arguments returns None for its defaults too (nothing to
-                # tell a caller that ``rd`` would add)
                 if (function.node is not None and function.defaults and function.defaults_returns is None
-                        and function.generic_returns.kind is not Kind.NONE):
+                        and _defaults_may_tell_more(function)):
                     function.defaults_returns = self._returns_with_defaults(function)
         return encode_names(self.module_scope.names)
 
@@ -266,3 +264,18 @@ class ProjectLink(Protocol):
 
     def names_of(self, module: str) -> dict[str, Value]:
         """``from module import *`` of a module of the project: its public names, as its summary says."""
+
+
+def _defaults_may_tell_more(function: FunctionInfo) -> bool:
+    """Whether a body's defaults may tell a caller more than what it returns for unknown arguments. Not when that
+    is None (it returns None with its defaults too), nor when it is unknown, unless it is a defaulted parameter as
+    it came (``return device``): on torch's sources, 1,238 of 1,241 bodies that return something unknown for
+    unknown arguments return something unknown with their defaults too, and reading them again was half of what
+    the defaults cost (0.03x of the parse)."""
+    generic = function.generic_returns
+    if generic.kind is Kind.NONE:
+        return False
+    if generic.kind is not Kind.UNKNOWN:
+        return True
+    return generic.parameter is not None and generic.parameter[0] is function and (
+        generic.parameter[1] in function.defaults)
