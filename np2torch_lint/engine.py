@@ -204,14 +204,8 @@ def garbage_collected_after() -> Iterator[None]:
     generations, and walked again there. The analysis breaks the reference cycles it made once it is done
     (``Analyzer.release``), so the tree is freed when it is dropped, and the collection afterwards walks only the
     little the analysis left in cycles (before that, walking the garbage tree cost about 0.1x of the parse)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused_for_files():  # a run of one file
         yield
-    finally:
-        if collecting:  # a host that turned the collector off keeps it off
-            gc.collect(0)
-            gc.enable()
 
 
 @contextmanager
@@ -237,7 +231,7 @@ def collector_paused_for_files(every: int = 1000) -> Iterator[Callable[[], None]
     try:
         yield file_done
     finally:
-        if collecting:
+        if collecting:  # a host that turned the collector off keeps it off
             gc.collect(0)
             gc.enable()
 

@@ -75,8 +75,8 @@ class ModuleFiles:
         key = (top, folder)
         if key not in self._tops:
             roots = self.src_roots if folder is None else (folder,)
-            self._tops[key] = any(top in self._listing(str(root))[1] or f"{top}.py" in self._listing(str(root))[0]
-                                  for root in roots)
+            listings = (self._listing(str(root)) for root in roots)
+            self._tops[key] = any(top in folders or f"{top}.py" in files for files, folders in listings)
         return self._tops[key]
 
     def _module_file(self, module: str, roots: tuple[Path, ...]) -> Path | None:
