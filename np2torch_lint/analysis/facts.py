@@ -14,13 +14,21 @@ from .values import Value
 
 @dataclass(frozen=True, slots=True)
 class TensorToNumpy:
-    """``t.numpy()``, ``np.asarray(t)`` or ``np.array(t)`` where ``t`` is known to be a tensor."""
+    """``t.numpy()``, or a NumPy function given a tensor (``np.asarray(t)``, ``np.exp(t)``, ``np.sum([t, u])``),
+    which converts it with ``Tensor.__array__``: ``t.numpy()`` again."""
 
     node: cst.Call
     via: str  # "numpy" for the method, else the NumPy function's qualified name
+    #: the tensor converted; for several (``np.stack([a, b])``), what may be true of any of them
     tensor: Value
     #: autograd state where the call runs: True, False (no_grad/inference_mode), or None (unknown).
     grad_enabled: bool | None
+    #: for a NumPy function: where the converted tensors are written, as (argument, item) positions (item None: the
+    #: argument itself; else that item of a list or tuple display), for a fix to move or detach each; empty when
+    #: one is not written out there (``np.stack(tensors)``)
+    arguments: tuple[tuple[int, int | None], ...] = ()
+    #: the tensors were found in a list or tuple given to the function, not given themselves
+    in_sequence: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from .numpy_semantics import (
     to_real_part,
 )
 from .torch_semantics import device_on_accelerator
-from .values import NONE, OTHER, UNKNOWN, Kind, Value, bool_literal, either_all
+from .values import NONE, OTHER, UNKNOWN, Kind, Value, bool_literal, either_all, join_all
 
 _NUMBER_FAMILY = {"bool": "bool", "float16": "float", "float32": "float", "float64": "float", "complex64": "complex",
                   "complex128": "complex"}
@@ -35,6 +35,8 @@ class LibraryMixin:
     def _apply_model(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                      receiver: Value | None = None) -> Value:
         kind = model.kind
+        if node is not None and ("converts-tensors" in model.flags or "dispatches-to-tensor" in model.flags):
+            self._tensors_numpy_converts(node, qualname, args, "converts-tensors" in model.flags)
         if kind == "ndarray" or kind == "numpy-value":
             return self._array_result(node, qualname, model, args, receiver)
         if "decides-dtype" in model.flags and kind != "same":
@@ -74,8 +76,9 @@ class LibraryMixin:
         dtype_param = model.param("dtype-param")
         explicit = None if dtype_param is None else self._dtype_argument(
             args, None if dtype_param == "kw" else int(dtype_param))
-        if "reads-tensor" in model.flags and first is not None and first.kind is Kind.TENSOR:
-            return self._read_tensor(node, qualname, first)
+        if "converts-tensors" in model.flags and first is not None and first.kind is Kind.TENSOR and (
+                "from-data" in model.params):
+            return Value(Kind.NDARRAY, dtype=first.dtype)  # ``np.asarray(t)``: ``t.numpy()``, recorded above
         if "from-data" in model.params:
             return self._array_from_data(node, model, args, explicit)
         size = model.param("size-param")
@@ -161,11 +164,29 @@ class LibraryMixin:
                 return value_of_model(as_array)
         return Value(Kind.NDARRAY)
 
-    def _read_tensor(self, node: cst.Call | None, qualname: str, tensor: Value) -> Value:
-        """``np.asarray(t)``: NumPy calls ``Tensor.__array__``, which calls ``t.numpy()``."""
-        if node is not None:
-            self.facts.tensor_to_numpy.append(TensorToNumpy(node, qualname, tensor, self.grad_enabled))
-        return Value(Kind.NDARRAY, dtype=tensor.dtype)
+    def _tensors_numpy_converts(self, node: cst.Call, qualname: str, args: Args, given_ones_too: bool) -> None:
+        """A NumPy function given tensors converts each with ``Tensor.__array__``, which calls ``t.numpy()``: the
+        tensors given (unless ``given_ones_too`` is false: the function hands a tensor to its own method) and those
+        in a list or tuple given. One fact for them all, with where each is written for the fixes."""
+        tensors: list[Value] = []
+        arguments: list[tuple[int, int | None]] = []
+        in_sequence = False
+        for position, value in enumerate(args.positional):
+            if value.kind is Kind.TENSOR:
+                if given_ones_too:
+                    tensors.append(value)
+                    arguments.append((position, None))
+            elif value.kind is Kind.SEQUENCE:
+                held = _tensors_held(value)
+                if held:
+                    tensors.extend(held)
+                    in_sequence = True
+                    arguments.extend((position, item) for item in _tensor_items(args.positional_nodes[position],
+                                                                                value))
+        if tensors:
+            tensor = tensors[0] if len(tensors) == 1 else join_all(tensors) or tensors[0]
+            self.facts.tensor_to_numpy.append(TensorToNumpy(node, qualname, tensor, self.grad_enabled,
+                                                            tuple(arguments), in_sequence))
 
     def _model_source(self, where: str, args: Args, receiver: Value | None) -> Value | None:
         if where == "self":
@@ -320,6 +341,25 @@ class LibraryMixin:
         dtype = self._dtype_argument(args, None) if "dtype" in args.keywords else None
         return Value(Kind.NN_MODULE, qualname=qualname, has_params=has_params, dtype=dtype,
                      on_accelerator=device_on_accelerator(device) if device is not None else False)
+
+
+def _tensors_held(sequence: Value) -> list[Value]:
+    """The tensors a list or tuple holds, as far as known: its items, or what iterating over it gives."""
+    if sequence.items is not None:
+        return [item for item in sequence.items if item.kind is Kind.TENSOR]
+    element = sequence.element
+    return [element] if element is not None and element.kind is Kind.TENSOR else []
+
+
+def _tensor_items(expression: cst.BaseExpression, sequence: Value) -> list[int | None]:
+    """The items of a list or tuple display that hold tensors (none when it is not a display written out item by
+    item, or when its items and the values known of them do not line up)."""
+    if not isinstance(expression, (cst.List, cst.Tuple)) or sequence.items is None:
+        return []
+    elements = expression.elements
+    if len(elements) != len(sequence.items) or any(isinstance(e, cst.StarredElement) for e in elements):
+        return []
+    return [index for index, item in enumerate(sequence.items) if item.kind is Kind.TENSOR]
 
 
 def _known_object(args: Args, position: str | None) -> Value | None:
