@@ -10,11 +10,11 @@ summaries of the modules it imports and the project facts.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 
 from .analysis.models import builtin_models
@@ -41,17 +41,37 @@ class FileResult:
     dependencies: dict[str, str] = field(default_factory=dict)
     facts: str = ""
     has_edits: bool = False
+    #: findings in other modules' code through this file's calls: module (resolved path) -> its findings, as data
+    contributions: dict[str, list[dict]] = field(default_factory=dict)
 
     def as_data(self) -> dict:
         return {"diagnostics": self.diagnostics, "error": self.error, "dependencies": self.dependencies,
-                "facts": self.facts, "has_edits": self.has_edits}
+                "facts": self.facts, "has_edits": self.has_edits, "contributions": self.contributions}
 
     @classmethod
     def from_data(cls, data: object) -> FileResult | None:
         if not isinstance(data, dict) or not isinstance(data.get("diagnostics"), list):
             return None
+        contributions = data.get("contributions") or {}
+        if not isinstance(contributions, dict) or not all(
+                isinstance(found, list) and all(isinstance(item, dict) for item in found)
+                for found in contributions.values()):
+            return None
         return cls(list(data["diagnostics"]), data.get("error"), dict(data.get("dependencies") or {}),
-                   str(data.get("facts", "")), bool(data.get("has_edits")))
+                   str(data.get("facts", "")), bool(data.get("has_edits")), dict(contributions))
+
+    def with_incoming(self, incoming: list[dict]) -> FileResult:
+        """This result with the findings other modules' calls find in this file's code, one per rule and place."""
+        if not incoming or self.error is not None:
+            return self
+        seen = {(item.get("code"), item.get("line"), item.get("column")) for item in self.diagnostics}
+        added = []
+        for item in incoming:
+            key = (item.get("code"), item.get("line"), item.get("column"))
+            if key not in seen:
+                seen.add(key)
+                added.append(item)
+        return dataclasses.replace(self, diagnostics=[*self.diagnostics, *added]) if added else self
 
     def findings(self, filename: str) -> list[tuple[Diagnostic, tuple[TextEdit, ...]]]:
         """The findings as diagnostics of ``filename`` (fixes carry their title and safety, not their code)."""
@@ -68,6 +88,12 @@ class FileResult:
         return found
 
 
+def _as_data(diagnostic: Diagnostic) -> dict:
+    return {"code": diagnostic.code, "message": diagnostic.message, "line": diagnostic.line,
+            "column": diagnostic.column, "end_line": diagnostic.end_line, "end_column": diagnostic.end_column,
+            "fix": None}
+
+
 def _rebuild_from_the_source(*_: object) -> None:
     raise RuntimeError("a fix read from a result has no code: fixing analyses the file again")
 
@@ -79,20 +105,19 @@ class Linter:
     settings: Settings
     context: LintContext
     cache: Cache | None
-
-    @cached_property
-    def facts(self) -> str:
-        """A digest of the project facts, worked out when first needed (not at all for files outside it)."""
-        project = self.context.project
-        assert project is not None
-        return digest(repr(project.facts()))
+    #: results worked out in this process, by (resolved path, content digest): a module's importers are asked for
+    #: what they find in it once per process, not once per file (``incoming``)
+    _results: dict[tuple[Path, str], FileResult] = field(default_factory=dict, repr=False)
 
     def facts_for(self, path: str | Path) -> str:
-        """The project facts' digest a file's result depends on: none for a file outside the project, which is
-        linted on its own (``engine.findings_for``)."""
+        """A digest of the project facts a file's result depends on (the modules that change the default dtype in
+        a program with it): none for a file outside the project, which is linted on its own
+        (``engine.findings_for``)."""
         project = self.context.project
         assert project is not None
-        return self.facts if project.contains(path) else ""
+        if not project.contains(path):
+            return ""
+        return digest(repr(project.facts().default_dtype_changed_for(project.relative(path))))
 
     @classmethod
     def for_settings(cls, settings: Settings, cache_dir: Path | None, use_cache: bool = True,
@@ -133,7 +158,11 @@ class Linter:
     def result(self, path: str, text: str, edits: bool) -> FileResult:
         """One file's result: from the cache when it is still right, else analysed (and cached)."""
         key = self.known(path, text)
-        return self.cached(key, edits) or self.analysed(path, text, key, edits)
+        kept = self._results.get(key)
+        if kept is not None and (kept.has_edits or not edits):
+            return kept
+        found = self._results[key] = self.cached(key, edits) or self.analysed(path, text, key, edits)
+        return found
 
     def analysed(self, path: str, text: str, key: tuple[Path, str], edits: bool) -> FileResult:
         """One file's result analysed now, and cached (its summary with it, in one write)."""
@@ -170,11 +199,46 @@ class Linter:
                 item["edits"] = [{"content": e.content, "start": list(e.start), "end": list(e.end)}
                                  for e in fix_edits.of(finding)]
             diagnostics.append(item)
-        return FileResult(diagnostics, None, analysis.dependencies, self.facts_for(path), edits)
+        contributions = {module: [_as_data(diagnostic) for diagnostic in found]
+                         for module, found in analysis.contributed.items()}
+        return FileResult(diagnostics, None, analysis.dependencies, self.facts_for(path), edits, contributions)
+
+    def incoming(self, results: dict[Path, FileResult]) -> dict[Path, list[dict]]:
+        """What the project's modules find in the code of the files of ``results`` (resolved path -> result) through
+        their calls: from the results of the modules that import them, directly or not, those given here, else
+        cached, else analysed now. A file's findings then do not depend on which files a run was given (flake8
+        lints one at a time)."""
+        project = self.context.project
+        assert project is not None
+        inside = [path for path in results if project.contains(path)]
+        if not inside:
+            return {}
+        known = dict(results)
+        for importer in project.importers_of(inside):
+            if importer not in known:
+                read = project.text_of(importer)
+                if read is not None:
+                    known[importer] = self.result(str(importer), read[0], edits=False)
+        wanted = {str(path): path for path in inside}
+        found: dict[Path, list[dict]] = {}
+        for contributor in sorted(known):
+            for target, diagnostics in known[contributor].contributions.items():
+                if target in wanted:
+                    found.setdefault(wanted[target], []).extend(diagnostics)
+        return found
 
 
 def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: int) -> list[FileResult]:
-    """The results of ``(path, text)`` pairs, in their order; ``jobs`` > 1 analyses in worker processes."""
+    """The results of ``(path, text)`` pairs, in their order, each with what other modules' calls find in its
+    code; ``jobs`` > 1 analyses in worker processes."""
+    results = _own_results(linter, files, edits, jobs)
+    keys = [linter.known(path, text) for path, text in files]
+    incoming = linter.incoming({key[0]: result for key, result in zip(keys, results) if result is not None})
+    return [result if result is None else result.with_incoming(incoming.get(key[0], []))
+            for key, result in zip(keys, results)]
+
+
+def _own_results(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: int) -> list[FileResult]:
     project = linter.context.project
     assert project is not None
     keys = [linter.known(path, text) for path, text in files]

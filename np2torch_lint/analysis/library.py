@@ -10,6 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .arguments import Args
+from .definitions import BoundCall, FunctionInfo
 from .dtypes import is_float, is_integral
 from .facts import TensorToNumpy
 from .models import Model
@@ -23,7 +24,7 @@ from .numpy_semantics import (
     to_real_part,
 )
 from .torch_semantics import device_on_accelerator
-from .values import NONE, OTHER, UNKNOWN, Kind, Value, bool_literal, either_all, join_all
+from .values import NONE, OTHER, UNKNOWN, Kind, Value, bool_literal, device_test_of, either_all, join_all
 
 _NUMBER_FAMILY = {"bool": "bool", "float16": "float", "float32": "float", "float64": "float", "complex64": "complex",
                   "complex128": "complex"}
@@ -263,16 +264,19 @@ class LibraryMixin:
             if not tensors:
                 return UNKNOWN
             return self._tensor_arithmetic(*tensors).but(dtype=None, loop_item=None, transfer=None)
-        pending_copy = None
+        pending_copy = device_test = None
         if "keeps-device" in model.flags and receiver is not None:
-            on_accelerator, pending_copy = receiver.on_accelerator, receiver.pending_copy
+            on_accelerator, pending_copy, device_test = (receiver.on_accelerator, receiver.pending_copy,
+                                                         receiver.device_test)
         elif "device-param" in model.params:
             where = model.params["device-param"]
             device = args.keywords.get("device") or (
                 None if where == "kw" or len(args.positional) <= int(where) else args.positional[int(where)])
             on_accelerator = device_on_accelerator(device)
+            device_test = device.device_test if device is not None and on_accelerator else None
         else:
             on_accelerator = either_all(v.on_accelerator for v in args.tensors()) if args.tensors() else None
+            device_test = device_test_of(args.tensors())
         if "cpu" in model.flags:
             on_accelerator = False
         if "accelerator" in model.flags:
@@ -281,7 +285,8 @@ class LibraryMixin:
         dtype = model.dtype if dtype_param is None else self._dtype_argument(
             args, None if dtype_param == "kw" else int(dtype_param))
         return Value(Kind.TENSOR, dtype=dtype, requires_grad=False if "no-grad" in model.flags else None,
-                     on_accelerator=on_accelerator, pending_copy=pending_copy)
+                     on_accelerator=on_accelerator, pending_copy=pending_copy,
+                     device_test=device_test if on_accelerator or pending_copy is not None else None)
 
     def _parameter(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                    receiver: Value | None) -> Value:
@@ -295,7 +300,9 @@ class LibraryMixin:
     def _device(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                 receiver: Value | None) -> Value:
         first = args.first
-        return Value(Kind.DEVICE, on_accelerator=device_on_accelerator(first) if first else None)
+        on_accelerator = device_on_accelerator(first) if first else None
+        return Value(Kind.DEVICE, on_accelerator=on_accelerator,
+                     device_test=first.device_test if first is not None and on_accelerator else None)
 
     def _sets_default_dtype(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                             receiver: Value | None) -> Value:
@@ -324,6 +331,21 @@ class LibraryMixin:
             index = int(changed)  # ``TransformReward``: the reward is whatever the wrapper's function gives
             result = result.but(items=(*result.items[:index], UNKNOWN, *result.items[index + 1:]))
         return result
+
+    def _model_partial(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                       receiver: Value | None) -> Value:
+        """``functools.partial(f, x, k=v)`` of a function of the file (or of a method taken from an object): a
+        callable that calls it with these arguments first. Of anything else: unknown."""
+        if not args.positional or any(key.startswith("*") for key in args.keywords):
+            return UNKNOWN
+        callee, given = args.positional[0].definition, tuple(args.positional[1:])
+        keywords = tuple(args.keywords.items())
+        if isinstance(callee, FunctionInfo):
+            return Value(Kind.FUNCTION, definition=BoundCall(callee, None, given, keywords))
+        if isinstance(callee, BoundCall):
+            return Value(Kind.FUNCTION, definition=BoundCall(
+                callee.function, callee.receiver, callee.positional + given, callee.keywords + keywords))
+        return UNKNOWN
 
     # -- modules
 
@@ -454,4 +476,5 @@ _EFFECTS = {
     "parameters": "_model_parameters",
     "instance": "_instance",
     "wrapped": "_model_wrapped",
+    "partial": "_model_partial",
 }

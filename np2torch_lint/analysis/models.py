@@ -44,6 +44,8 @@ KINDS = frozenset({
     # calls whose effect is more than a value: handled by named code in the analysis
     "to-numpy", "move", "move-module", "requires-grad", "retype", "module-output", "parameters",
     "grad-mode", "sets-default-dtype",
+    # ``functools.partial(f, ...)``: ``f`` called later with these arguments first
+    "partial",
 })
 #: attributes that take no value.
 FLAGS = frozenset({

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .syntax import bool_literal_node, dotted_name
-from .values import LOCAL, UNKNOWN, Kind, Value, bool_literal, ref
+from .values import LOCAL, UNKNOWN, Kind, Value, bool_literal, join, ref, with_key
 
 
 class StatementsMixin:
@@ -74,7 +74,14 @@ class StatementsMixin:
         elif isinstance(target, cst.Subscript):
             base = self.eval(target.value)
             self._walk_children(target)
-            if base.kind is Kind.SEQUENCE or base.kind is Kind.UNKNOWN:
+            if base.kind is Kind.MAPPING and isinstance(target.value, cst.Name):  # ``outputs["loss"] = loss``
+                index = target.slice[0].slice if len(target.slice) == 1 else None
+                key = self._simple_string(index.value) if isinstance(index, cst.Index) and isinstance(
+                    index.value, cst.SimpleString) else None
+                self.scope.names[target.value.value] = with_key(base, key.literal, value) if (
+                    key is not None and key.kind is Kind.STRING and key.literal is not None) else base.but(
+                    keys=None, items=None, element=value if base.element is None else join(base.element, value))
+            elif base.kind is Kind.SEQUENCE or base.kind is Kind.UNKNOWN:
                 self._note_collected(value, "item assignment")
                 holder = self._holder_of(target.value, base)
                 if holder is not None:

@@ -32,6 +32,7 @@ class Kind(enum.Enum):
     DATALOADER = "DataLoader"
     INSTANCE = "instance"  # an object of a modelled library class: ``qualname`` is the class (models.py)
     SEQUENCE = "sequence"  # a list, tuple, generator or other iterable: ``element`` is what iterating gives
+    MAPPING = "mapping"  # a dict: ``keys`` and ``items`` when its keys are string literals; ``element`` its values
     OTHER = "other"  # known not to be an array or tensor
 
 
@@ -69,6 +70,9 @@ class Value:
     items: tuple[Value, ...] | None = None
     #: ``items`` are only the first items: the length is unknown (``gym``'s ``env.step()``).
     open_ended: bool = False
+    #: the names of ``items``: a dict's string keys (MAPPING), or a named tuple's or a dataclass object's fields
+    #: (``batch.state``, ``batch["state"]``)
+    keys: tuple[str, ...] | None = None
     #: the conversion calls that made this tensor a float64 from a NumPy default, with no dtype decision since.
     float64_origins: frozenset[cst.Call] = frozenset()
     #: the loop (its id) whose item this value is, or is made from.
@@ -88,6 +92,10 @@ class Value:
     read_only: bool | None = None
     #: for a host tensor: the ``non_blocking=True`` device-to-host copy that made it, until a sync (NPT007).
     pending_copy: cst.Call | None = None
+    #: what the value has of an accelerator (being on one, a device naming one, a pending copy from one) holds only
+    #: where this test is true: ``if torch.cuda.is_available(): x = x.cuda()`` (``control_flow.device_test``);
+    #: where the same test is false, it has none of it
+    device_test: str | None = None
     #: what the file says of a function, class or object of its own (``definitions.FunctionInfo``/``ClassInfo``).
     definition: object | None = None
     #: for a wrapper (a ``gym.Wrapper``, or an object of a class of the file derived from one): the object it was
@@ -191,8 +199,9 @@ def join(a: Value, b: Value) -> Value:
         on_accelerator=either(a.on_accelerator, b.on_accelerator),
         has_params=either(a.has_params, b.has_params),
         element=element,
-        items=_joined_items(a, b),
+        items=_joined_items(a, b) if a.keys == b.keys else None,
         open_ended=a.open_ended if a.open_ended == b.open_ended else False,
+        keys=a.keys if a.keys == b.keys else None,
         float64_origins=a.float64_origins | b.float64_origins,
         loop_item=a.loop_item if a.loop_item == b.loop_item else None,
         transfer=a.transfer if a.transfer is b.transfer else None,
@@ -203,10 +212,59 @@ def join(a: Value, b: Value) -> Value:
         read_only=either(a.read_only, b.read_only),
         # pending if pending on any path
         pending_copy=a.pending_copy if a.pending_copy is not None else b.pending_copy,
+        device_test=_joined_device_test(a, b),
         definition=a.definition if a.definition is b.definition else None,
         wrapped=None if a.wrapped is None or b.wrapped is None else join(a.wrapped, b.wrapped),
         holder=a.holder if a.holder == b.holder else None,
     )
+
+
+def keyed(value: Value, key: str) -> Value | None:
+    """The item named ``key`` of a dict or record (``outputs["loss"]``, ``batch.state``), when known."""
+    if value.keys is None or value.items is None or key not in value.keys:
+        return None
+    return value.items[value.keys.index(key)]
+
+
+def with_key(value: Value, key: str, item: Value) -> Value:
+    """A dict after ``d[key] = item``: that key holds ``item`` now (a dict of unknown keys only gains a value)."""
+    if value.keys is None or value.items is None:
+        return value.but(element=item if value.element is None else join(value.element, item))
+    if key in value.keys:
+        items = list(value.items)
+        items[value.keys.index(key)] = item
+        return value.but(items=tuple(items), element=join_all(items))
+    return value.but(keys=(*value.keys, key), items=(*value.items, item),
+                     element=item if value.element is None else join(value.element, item))
+
+
+def has_a_device_fact(value: Value) -> bool:
+    """Whether a value has something of an accelerator that a device test may decide (``Value.device_test``)."""
+    return value.on_accelerator is True or value.pending_copy is not None
+
+
+def _joined_device_test(a: Value, b: Value) -> str | None:
+    """Two paths hold what they have of an accelerator only where one test is true: so does the join; a path with
+    nothing of one (on the host, or not known to be on one) adds no condition."""
+    if a.device_test == b.device_test:
+        return a.device_test
+    if a.device_test is None and not has_a_device_fact(a):
+        return b.device_test
+    if b.device_test is None and not has_a_device_fact(b):
+        return a.device_test
+    return None
+
+
+def device_test_of(values: Iterable[Value]) -> str | None:
+    """The test under which what any of ``values`` has of an accelerator holds, when they all agree (a result made
+    from them has it only then): None when one holds without a test, or two hold under different tests."""
+    found = None
+    for value in values:
+        if has_a_device_fact(value):
+            if value.device_test is None or (found is not None and found != value.device_test):
+                return None
+            found = value.device_test
+    return found
 
 
 def _join_elements(a: Value, b: Value) -> Value:
@@ -234,7 +292,8 @@ def _maybe_tensor(tensor: Value) -> Value:
     """An unknown value on one path and a tensor on the other (``if cuda: batch = batch.cuda()``): where the
     program uses it as a tensor, what may be true of the tensor path may be true; nothing else is known."""
     return Value(Kind.TENSOR, requires_grad=True if tensor.requires_grad else None,
-                 on_accelerator=True if tensor.on_accelerator else None)
+                 on_accelerator=True if tensor.on_accelerator else None,
+                 device_test=tensor.device_test if tensor.on_accelerator else None)
 
 
 def join_all(values: list[Value]) -> Value | None:

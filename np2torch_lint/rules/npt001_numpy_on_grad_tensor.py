@@ -38,7 +38,7 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
             fix = None
             if conversion.via == "numpy" or conversion.arguments:
                 fix = Fix(Applicability.SAFE, title, functools.partial(_detach, arguments=conversion.arguments))
-            yield Finding(CODE, conversion.node, message, fix)
+            yield Finding(CODE, conversion.node, message, fix, conversion.through)
 
 
 def _detach(node: cst.CSTNode, edit: Edit, arguments: tuple[tuple[int, int | None], ...] = ()) -> cst.CSTNode:

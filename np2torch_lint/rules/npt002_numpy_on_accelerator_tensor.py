@@ -37,7 +37,7 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
             fix = None
             if conversion.via == "numpy" or conversion.arguments:
                 fix = Fix(Applicability.SAFE, title, functools.partial(_move_to_cpu, arguments=conversion.arguments))
-            yield Finding(CODE, conversion.node, message, fix)
+            yield Finding(CODE, conversion.node, message, fix, conversion.through)
 
 
 def _move_to_cpu(node: cst.CSTNode, edit: Edit, arguments: tuple[tuple[int, int | None], ...] = ()) -> cst.CSTNode:

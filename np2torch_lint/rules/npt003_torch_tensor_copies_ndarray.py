@@ -41,7 +41,7 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
                 continue  # a copy to the device is needed anyway
             yield Finding(CODE, conversion.node, "torch.tensor() copies the whole array: use torch.as_tensor() "
                                                  "or torch.from_numpy() to share its memory",
-                          _sharing_fix(conversion, style))
+                          _sharing_fix(conversion, style), conversion.through)
         elif conversion.legacy_dtype is not None:
             made = conversion.legacy_dtype
             if source.dtype is None or source.dtype == made:
@@ -53,7 +53,7 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
                 conversion.made_on_accelerator)
             yield Finding(CODE, conversion.node,
                           f"{_constructor_name(conversion)}() silently copies this {source.dtype} array into {made}: "
-                          f"use torch.as_tensor(array, dtype=torch.{made}) to say so", fix)
+                          f"use torch.as_tensor(array, dtype=torch.{made}) to say so", fix, conversion.through)
 
 
 def _default_dtype_changed_in(facts: Facts) -> list[str]:

@@ -30,7 +30,7 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
             continue
         seen.add(transfer.node)
         yield Finding(CODE, transfer.node, "one device transfer per item in a loop: stack the items on the host "
-                                           "and move the batch once", _fix(transfer))
+                                           "and move the batch once", _fix(transfer), transfer.through)
 
 
 def _fix(transfer: CollectedTransfer) -> Fix | None:
