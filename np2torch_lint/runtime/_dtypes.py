@@ -83,8 +83,8 @@ _CANONICAL_DTYPE: dict[np.dtype, np.dtype] = {}
 def _canonical_dtype(dtype: np.dtype, caller: str) -> np.dtype:
     """`dtype` as torch.from_numpy knows it; TypeError (naming it and the way out) when torch cannot hold it.
 
-    np.ulonglong is uint64 to numpy (equal dtypes) but another type number, which torch.from_numpy
-    rejects; the same goes for np.longlong where it is not np.int64's C type.
+    np.ulonglong is uint64 to numpy (the dtypes compare equal) but has another type number, which
+    torch.from_numpy rejects with a TypeError; the view under the canonical dtype costs nothing.
     """
     canonical = _CANONICAL_DTYPE.get(dtype)
     if canonical is None:
