@@ -101,3 +101,19 @@ def test_npt001_error_carries_the_rule_and_the_fix():
     assert note.startswith("np2torch-audit: NPT001 at ") and note.endswith(": call .detach() first (or "
                                                                            "np2torch_lint.runtime.to_numpy(t), "
                                                                            "which copies)")
+
+
+def test_npt003_the_legacy_constructor_casting_an_array_is_a_copy_and_sharing_is_not(write):
+    program = write("legacy.py", "import numpy as np, torch\n"
+                                 "cast = torch.Tensor(np.zeros(3))\n"  # float64 into float32: a copy
+                                 "shared = torch.Tensor(np.zeros(3, dtype=np.float32))\n"
+                                 "shaped = torch.Tensor(2, 3)\n"
+                                 "class Marked(torch.Tensor):\n"
+                                 "    pass\n"
+                                 "marked = Marked(np.zeros(2, dtype=np.float32))\n")
+    with audit() as report:
+        scope = runpy.run_path(str(program))
+    (finding,) = report.findings
+    assert (finding.code, finding.line, finding.count, finding.nbytes) == ("NPT003", 2, 1, 24)
+    assert finding.message.startswith("torch.Tensor() silently copied a float64 array into float32 here")
+    assert scope["shaped"].shape == (2, 3) and type(scope["marked"]).__name__ == "Marked"
