@@ -106,6 +106,34 @@ def test_moderately_deep_valid_code_is_still_linted(write, capsys):
     assert code == 1 and ":4:1: NPT001" in out
 
 
+@pytest.mark.parametrize("operator", ["+", "*", "|", "**"])
+def test_a_long_flat_chain_of_operators_that_python_compiles_is_linted(write, capsys, operator):
+    terms = f" {operator} ".join(["w"] * 1000)
+    compile(terms, "<chain>", "eval")  # CPython takes it
+    chain = f"import torch\nw = torch.ones(3, requires_grad=True)\ny = {terms}\ny.numpy()\n"
+    code, out, err = lint(capsys, write("chain.py", chain))
+    assert (code, err) == (1, []) and ":4:1: NPT001" in out
+
+
+def test_real_nesting_deeper_than_the_limit_is_still_refused(write, capsys):
+    deep = write("deep.py", "import torch\nx = " + "not " * 1100 + "w\n")
+    code, _, err = lint(capsys, deep)
+    assert code == 2 and err == [f"{deep}: could not parse: nested 1104 levels deep; np2torch-lint parses at most 1000"]
+
+
+def test_a_chain_longer_than_python_compiles_is_refused_with_its_length(write, capsys):
+    long = write("long.py", "import torch\nx = " + " + ".join(["w"] * 3500) + "\n")
+    code, _, err = lint(capsys, long)
+    assert code == 2 and err == [f"{long}: could not parse: a chain of 3500 operands; np2torch-lint parses at most "
+                                 "3000, as Python compiles"]
+
+
+def test_text_with_a_lone_surrogate_is_a_message_not_a_crash():
+    with pytest.raises(engine.SourceError, match=r"^a lone surrogate \(\\ud800\) at 2:6, which Python source cannot "
+                                                 r"hold$"):
+        engine.lint_text("import torch\nx = '\ud800'\n", "editor.py")
+
+
 def test_a_broken_notebook_gets_one_clear_line_and_is_left_alone(write, capsys):
     notebook = write("nb.ipynb", '{"cells": [{"source": ["import torch\\n", "w.numpy()"]}]')
     before = notebook.read_bytes()
