@@ -3,6 +3,7 @@ the files that used its summary; a corrupt, foreign or unwritable cache is never
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -107,12 +108,19 @@ def test_a_corrupt_cache_entry_is_ignored_and_rewritten(project, tmp_path, analy
 
 
 def _damaged(change):
-    """A damage done to the parsed entry, written back as JSON."""
+    """A damage done to the parsed entry, written back whole (its check digest right), as another program or build
+    might write it."""
     def damage(text: str) -> str:
         entry = json.loads(text)
         change(entry)
-        return json.dumps(entry)
+        return cache_module.entry_file(entry).decode()
     return damage
+
+
+def _checked(rest: str) -> str:
+    """A file whose check digest holds for whatever JSON text follows it."""
+    body = rest.encode()
+    return (b'{"check":"' + hashlib.sha256(b"{" + body).hexdigest()[:32].encode() + b'",' + body).decode()
 
 
 def _first_finding(entry: dict) -> dict:
@@ -130,7 +138,9 @@ def _first_finding(entry: dict) -> dict:
      "entry.result.diagnostics[0].line: expected a line or column (a positive integer), got 0"),
     (_damaged(lambda e: e["summary"].update(w={"k": "tensor"})), "its summary does not match its digest"),
     (_damaged(lambda e: e.update(result_of_another_build=[])), "entry: unknown key 'result_of_another_build'"),
-    (lambda text: "[" * 100_000, "cannot read it (RecursionError)"),
+    (lambda text: _checked('"x":' + "[" * 100_000), "cannot read it (RecursionError)"),
+    (lambda text: text.replace("float64", "floȝt64", 1), "its check digest does not match what it holds"),
+    (lambda text: text[:len(text) // 2], "its check digest does not match what it holds"),
 ])
 def test_an_entry_that_does_not_fit_is_logged_once_ignored_and_rewritten(
         project, tmp_path, capsys, analysed, damage, problem):

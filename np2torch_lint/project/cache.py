@@ -34,7 +34,8 @@ from ..diagnostics import Applicability
 from ..writing import replace_file
 from .entry_schema import Choice, Exactly, ListOf, MapOf, Optional, Position, Record, SchemaError, check
 
-FORMAT = 3  # 3: summaries say which parameter a function moves to a device (``mv``)
+FORMAT = 4  # 4: an entry's first field is its own check digest; 3: summaries say which parameter a function moves
+_CHECK = b'{"check":"'  # an entry's file begins with its check digest: that of the rest, as written
 _GITIGNORE = "# written by np2torch-lint: its cache is never committed\n*\n"
 _CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
                  "# This file is a cache directory tag created by np2torch-lint.\n")
@@ -51,7 +52,7 @@ _FINDING = Record(
     optional={"edits": ListOf(Record({"content": str, "start": ListOf(Position, 2), "end": ListOf(Position, 2)}))})
 #: one file's entry: always its path and content digest, then what the run added (``update``)
 ENTRY = Record(
-    {"format": Exactly(FORMAT), "path": str, "content": str},
+    {"check": str, "format": Exactly(FORMAT), "path": str, "content": str},
     optional={
         "result": Record({"diagnostics": ListOf(_FINDING), "error": Optional(str), "dependencies": MapOf(str, str),
                           "facts": str, "has_edits": bool}),
@@ -94,6 +95,19 @@ def settings_key(*parts: object) -> str:
     return f"v{FORMAT}-{hashlib.sha256(data.encode()).hexdigest()[:16]}"
 
 
+def entry_file(entry: dict) -> bytes:
+    """An entry as its file holds it: JSON whose first field is the check digest of the rest of the text."""
+    rest = json.dumps({key: value for key, value in entry.items() if key != "check"},
+                      separators=(",", ":")).encode("utf-8", "surrogatepass")  # dumps uses the C encoder; dump not
+    return _CHECK + hashlib.sha256(rest).hexdigest()[:32].encode() + b'",' + rest[1:]
+
+
+def _check_holds(data: bytes) -> bool:
+    start = len(_CHECK) + 32 + 2
+    return data.startswith(_CHECK) and data[start - 2:start] == b'",' and (
+        hashlib.sha256(b"{" + data[start:]).hexdigest()[:32].encode() == data[len(_CHECK):start - 2])
+
+
 class Cache:
     """Entries by file path; ``entry`` checks the content digest, ``update`` merges and writes atomically."""
 
@@ -127,7 +141,10 @@ class Cache:
                 return None
             file = self._file(path)
             try:
-                entry = json.loads(file.read_bytes())
+                data = file.read_bytes()
+                if not _check_holds(data):  # damaged on disk, or cut short: what JSON and the schema cannot see
+                    return self._refuse(path, file, "its check digest does not match what it holds")
+                entry = json.loads(data)
             except FileNotFoundError:
                 return None
             except (OSError, ValueError, RecursionError) as error:  # ValueError: not JSON, or not UTF-8
@@ -169,13 +186,14 @@ class Cache:
         """Add fields to a file's entry (a new one if the content changed) and write it (``write``: or leave it to
         the next update of the same entry)."""
         entry = self.entry(path, content)
-        entry = {"format": FORMAT, "path": str(path), "content": content} if entry is None else dict(entry)
+        entry = {"check": "", "format": FORMAT, "path": str(path), "content": content} if entry is None else dict(
+            entry)
         entry.update(fields)
         self._entries[path] = entry
         if not self.writable or not write:
             return
         target = self._file(path)
-        try:  # dumps uses the C encoder; dump does not
-            replace_file(target, json.dumps(entry, separators=(",", ":")).encode("utf-8"), ".entry-")
+        try:
+            replace_file(target, entry_file(entry), ".entry-")
         except OSError:
             self.writable = False  # the folder went read-only, or the disk is full: keep going without writing
