@@ -177,8 +177,32 @@ def _ast_depth(tree: ast.AST) -> tuple[int, int]:
     return deepest, longest + 1  # n operators join n + 1 terms
 
 
+_deep_stack_lock = threading.Lock()
+_deep_stack_threads = 0  # how many run now (the language server lints documents on threads of their own)
+_deep_stack_restore = [0]  # the recursion limit from before the first of them
+
+
+@contextmanager
+def _deep_recursion_allowed() -> Iterator[None]:
+    """A high recursion limit while any deep-stack thread runs (the limit is the process's, not a thread's)."""
+    global _deep_stack_threads
+    with _deep_stack_lock:
+        if _deep_stack_threads == 0:
+            _deep_stack_restore[0] = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_deep_stack_restore[0], 50_000))
+        _deep_stack_threads += 1
+    try:
+        yield
+    finally:
+        with _deep_stack_lock:
+            _deep_stack_threads -= 1
+            if _deep_stack_threads == 0:
+                sys.setrecursionlimit(_deep_stack_restore[0])
+
+
 def run_with_deep_stack(function: Callable[..., T], *args: object) -> T:
-    """Call ``function`` on a thread with a large C stack and a high recursion limit, and return its result."""
+    """Call ``function`` on a thread with a large C stack and a high recursion limit, and return its result (from
+    any number of threads at once: the limit is raised while any runs)."""
     outcome: list = []
 
     def target() -> None:
@@ -196,16 +220,15 @@ def run_with_deep_stack(function: Callable[..., T], *args: object) -> T:
             if collecting:
                 gc.enable()
 
-    previous_limit = sys.getrecursionlimit()
-    previous_size = threading.stack_size(_DEEP_STACK_BYTES)
-    sys.setrecursionlimit(max(previous_limit, 50_000))
-    try:
-        thread = threading.Thread(target=target, name="np2torch-lint-parse")
-        thread.start()
+    with _deep_recursion_allowed():
+        with _deep_stack_lock:  # the stack size is the process's: set for this thread's start only
+            previous_size = threading.stack_size(_DEEP_STACK_BYTES)
+            try:
+                thread = threading.Thread(target=target, name="np2torch-lint-parse")
+                thread.start()
+            finally:
+                threading.stack_size(previous_size)
         thread.join()
-    finally:
-        threading.stack_size(previous_size)
-        sys.setrecursionlimit(previous_limit)
     ok, value = outcome[0]
     if not ok:
         raise value
