@@ -11,7 +11,8 @@ from .arguments import STARRED, Args
 from .containers import ADDING_METHODS
 from .definitions import BoundCall, ClassInfo, FunctionInfo, RecordType, record_of
 from .models import Model
-from .values import NONE, UNKNOWN, Kind, Value, device_test_of, either_all, join, join_all, keyed, member, with_key
+from .values import (NONE, UNKNOWN, Kind, Value, device_test_of, either_all, join, join_all, keyed, member, sequence,
+                     with_key)
 
 
 class CallsMixin:
@@ -80,7 +81,7 @@ class CallsMixin:
             return self._call_class(definition, args, node)
         if kind is Kind.CLASS and isinstance(definition, RecordType):  # ``Transition(s, a, r)``
             values = record_of(definition.fields, args)
-            return Value(Kind.SEQUENCE, items=values, element=join_all(list(values)), keys=definition.fields)
+            return sequence(values, join_all(list(values)), definition.fields)
         if isinstance(definition, ClassInfo):  # an object of a class of this file
             return self._call_instance(callee, definition, args, node)
         if kind is Kind.NN_MODULE:
@@ -130,10 +131,10 @@ class CallsMixin:
             return Value(Kind.SEQUENCE, element=Value(Kind.SEQUENCE, element=self._element_of(row)))
         if name == "zip":
             parts = tuple(self._element_of(v) for v in args.positional)
-            return Value(Kind.SEQUENCE, element=Value(Kind.SEQUENCE, items=parts))
+            return Value(Kind.SEQUENCE, element=sequence(parts))
         if name == "enumerate" and first is not None:
             index = Value(Kind.NUMBER, dtype="int")
-            return Value(Kind.SEQUENCE, element=Value(Kind.SEQUENCE, items=(index, self._element_of(first))))
+            return Value(Kind.SEQUENCE, element=sequence((index, self._element_of(first))))
         if name == "range":
             return Value(Kind.SEQUENCE, element=Value(Kind.NUMBER, dtype="int"))
         if name == "super":
@@ -141,9 +142,8 @@ class CallsMixin:
         if name == "dict":  # ``dict(loss=loss, **extra)``: the keywords are its keys
             if any(key.startswith("*") for key in args.keywords) or args.positional:
                 return Value(Kind.MAPPING)
-            keys = tuple(args.keywords)
-            return Value(Kind.MAPPING, keys=keys, items=tuple(args.keywords.values()),
-                         element=join_all(list(args.keywords.values())))
+            values = tuple(args.keywords.values())
+            return sequence(values, join_all(list(values)), tuple(args.keywords), Kind.MAPPING)
         if name == "next" and first is not None:
             return self._element_of(first)
         if name == "iter" and first is not None:

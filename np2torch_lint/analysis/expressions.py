@@ -12,7 +12,8 @@ from .calls import class_of
 from .definitions import ClassInfo
 from .numpy_semantics import numpy_arithmetic
 from .syntax import int_literal, is_copy_flag_test
-from .values import NONE, UNKNOWN, Kind, Value, device_test_of, either_all, join, join_all, keyed, member, ref
+from .values import (NONE, UNKNOWN, Kind, Value, device_test_of, either_all, join, join_all, keyed, member, ref,
+                     sequence)
 
 #: longer string literals are not kept: docstrings and messages, never a device, dtype or key
 _LONGEST_USEFUL_STRING = 200
@@ -193,7 +194,7 @@ class ExpressionsMixin:
             items.append(value)
         if starred:
             return Value(Kind.SEQUENCE)
-        return Value(Kind.SEQUENCE, items=tuple(items), element=join_all(items))
+        return sequence(tuple(items), join_all(items))
 
     def _dict(self, node: cst.Dict) -> Value:
         """A dict display: its items by key where every key is a string literal (``{"loss": loss, **extra}``)."""
@@ -222,7 +223,7 @@ class ExpressionsMixin:
                 keys, items = _set_item(keys, items, key, value)
         if keys is None:
             return Value(Kind.MAPPING, element=join_all(values))
-        return Value(Kind.MAPPING, keys=tuple(keys), items=tuple(items), element=join_all(items))
+        return sequence(tuple(items), join_all(items), tuple(keys), Kind.MAPPING)
 
     def _named_expr(self, node: cst.NamedExpr) -> Value:
         value = self.eval(node.value)

@@ -160,6 +160,36 @@ def member(owner: Value, name: str) -> Value:
     return ref(f"{owner.qualname}.{name}")
 
 
+#: the most values a sequence remembers of what it holds, counted as a tree through nested sequences (a value held
+#: twice counts twice). ``a = (a, a)`` repeated doubles that tree, and every walk over it (joins, loop items,
+#: summaries) with it: past the bound a sequence forgets its items (keeping its element when that fits), so the
+#: cost stays linear in the file.
+MAX_REMEMBERED = 64
+
+
+def sequence(items: tuple[Value, ...], element: Value | None = None, keys: tuple[str, ...] | None = None,
+             kind: Kind = Kind.SEQUENCE) -> Value:
+    """A list or tuple of these items (``element``: what iterating gives; ``keys``: their names, for a named tuple,
+    or a dict of ``kind`` MAPPING), as much of it as fits the bound."""
+    if _remembers_more_than(MAX_REMEMBERED, items):
+        fits = element is not None and not _remembers_more_than(MAX_REMEMBERED, (element,))
+        return Value(kind, element=element if fits else None)
+    return Value(kind, items=items, element=element, keys=keys)
+
+
+def _remembers_more_than(bound: int, values: tuple[Value, ...]) -> bool:
+    """Whether these values hold more than ``bound`` values through their items (or, for a sequence known only by
+    what iterating gives, its element), walked no further than the bound."""
+    stack = list(values)
+    count = len(stack)
+    while stack and count <= bound:
+        value = stack.pop()
+        parts = value.items if value.items is not None else () if value.element is None else (value.element,)
+        count += len(parts)
+        stack.extend(parts)
+    return count > bound
+
+
 def either(a: bool | None, b: bool | None) -> bool | None:
     """Join two "may be" facts: true if either path makes it true, false only if both say false."""
     if a or b:
@@ -233,9 +263,9 @@ def with_key(value: Value, key: str, item: Value) -> Value:
     if key in value.keys:
         items = list(value.items)
         items[value.keys.index(key)] = item
-        return value.but(items=tuple(items), element=join_all(items))
-    return value.but(keys=(*value.keys, key), items=(*value.items, item),
-                     element=item if value.element is None else join(value.element, item))
+        return sequence(tuple(items), join_all(items), value.keys, value.kind)
+    return sequence((*value.items, item), item if value.element is None else join(value.element, item),
+                    (*value.keys, key), value.kind)
 
 
 def has_a_device_fact(value: Value) -> bool:
