@@ -13,7 +13,7 @@ from .facts import CollectedTransfer
 from .scope import Scope
 from .syntax import (bool_literal_node, dotted_name, ends_abruptly, is_copy_flag_test, pattern_names,
                      reads_before_binding)
-from .values import UNKNOWN, Kind, Value, has_a_device_fact, join, join_all
+from .values import UNKNOWN, Kind, Value, bool_literal, has_a_device_fact, join, join_all
 
 #: what ``_grad_mode_of`` returns for something that does not set autograd's mode
 NOT_A_GRAD_MODE = object()
@@ -135,18 +135,18 @@ class ControlFlowMixin:
         when_false: dict[str, Value] = {}
         scope = self.scope
         seen: set[str] = set()
+        no_cuda = key == api.NO_CUDA_WHERE_FALSE
         for layer in (scope.names, *scope.inherited):
             for name, value in layer.items():
                 if name in seen:
                     continue
                 seen.add(name)
-                if value.device_test == holds:
-                    when_false[name] = _without_device_facts(value)
-                elif value.device_test == opposite:
-                    when_true[name] = _without_device_facts(value)
-                if value.pending_copy is not None and key == api.NO_CUDA_WHERE_FALSE:
-                    world = when_false if positive else when_true
-                    world[name] = _without_device_facts(world.get(name, value))
+                where_false = _cleared(value, holds, no_cuda and positive)
+                where_true = _cleared(value, opposite, no_cuda and not positive)
+                if where_false is not value:
+                    when_false[name] = where_false
+                if where_true is not value:
+                    when_true[name] = where_true
         return when_true, when_false
 
     def _assert(self, node: cst.Assert) -> None:
@@ -497,10 +497,17 @@ class ControlFlowMixin:
 def under_device_test(joined: Value, when_true: Value | None, when_false: Value | None, key: str,
                       positive: bool) -> Value:
     """A name joined after ``if <device test>``: when only one branch gave it something of an accelerator, it has
-    that only where the test says so."""
+    that only where the test says so. A flag set to ``True`` on one branch and ``False`` on the other
+    (``has_cuda_tensors = True`` beside the copy) is that test, where a later ``if`` reads it."""
+    if joined.device_test is not None:
+        return joined
+    flags = (bool_literal(when_true), bool_literal(when_false))
+    if flags in ((True, False), (False, True)):
+        holds = positive == flags[0]
+        return joined.but(device_test=key if holds else f"not:{key}")
     true_has = when_true is not None and _has_device_fact(when_true)
     false_has = when_false is not None and _has_device_fact(when_false)
-    if true_has == false_has or joined.device_test is not None:
+    if true_has == false_has:
         return joined
     holds = positive == true_has  # the branch with the device fact is the one where the key is true
     return joined.but(device_test=key if holds else f"not:{key}")
@@ -509,6 +516,25 @@ def under_device_test(joined: Value, when_true: Value | None, when_false: Value 
 def _has_device_fact(value: Value) -> bool:
     return has_a_device_fact(value) or (value.kind is Kind.STRING and value.literal is not None
                                         and value.literal.startswith(api.ACCELERATOR_DEVICE_PREFIXES))
+
+
+def _cleared(value: Value, test: str, no_cuda: bool, depth: int = 0) -> Value:
+    """``value`` where ``test`` is false (or, with ``no_cuda``, where there is no CUDA device): what it, or a list
+    or dict of it, had of an accelerator only under that test is gone, as is any pending copy without CUDA."""
+    if value.device_test == test or (no_cuda and value.pending_copy is not None):
+        value = _without_device_facts(value)
+    if depth > 3 or value.kind not in (Kind.SEQUENCE, Kind.MAPPING):
+        return value
+    changes: dict[str, object] = {}
+    if value.element is not None:
+        element = _cleared(value.element, test, no_cuda, depth + 1)
+        if element is not value.element:
+            changes["element"] = element
+    if value.items:
+        items = tuple(_cleared(item, test, no_cuda, depth + 1) for item in value.items)
+        if any(new is not old for new, old in zip(items, value.items)):
+            changes["items"] = items
+    return value.but(**changes) if changes else value
 
 
 def _without_device_facts(value: Value) -> Value:

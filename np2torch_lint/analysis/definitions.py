@@ -132,6 +132,12 @@ class ClassInfo:
     #: and whether its objects are tuples; None for other classes
     record_fields: tuple[str, ...] | None = None
     record_is_tuple: bool = False
+    #: a class of another module as one of its objects is after its construction here (``Buffer(device="cpu")``),
+    #: or a class seen through ``super()`` from a subclass: the class it stands for, whose attributes this one
+    #: records (``specialized``, ``super_view``); ``assigned``: those the construction set (they replace what the
+    #: summary joined over every object)
+    specializes: ClassInfo | None = None
+    assigned: set[str] | None = None
 
     def method(self, name: str) -> FunctionInfo | None:
         for info in self.lineage():
@@ -151,6 +157,25 @@ class ClassInfo:
         """Drop what links it to the rest of the analysis (see ``Analyzer.release``)."""
         self.scope = None
         self.bases, self.methods, self.attributes, self.class_names = [], {}, {}, {}
+
+    def specialized(self) -> ClassInfo:
+        """A copy of this class (another module's, known by its summary) for one object constructed here: what its
+        ``__init__`` assigns with the construction's arguments is that object's own."""
+        copy = ClassInfo(None, None, self.is_nn_module, list(self.bases), self.library_base, self.methods,
+                         dict(self.attributes), self.class_names, attributes_collected=True,
+                         record_fields=self.record_fields, record_is_tuple=self.record_is_tuple)
+        copy.specializes, copy.assigned = self, set()
+        return copy
+
+    def super_view(self, actual: ClassInfo) -> ClassInfo:
+        """This class, a base of ``actual``'s, as ``super()`` in ``actual``'s methods sees it: methods looked up
+        here, attributes assigned to the object (``actual``'s)."""
+        view = ClassInfo(None, None, self.is_nn_module, list(self.bases), self.library_base, self.methods,
+                         actual.attributes, self.class_names, attributes_collected=True)
+        view.specializes, view.assigned = actual.specializes or actual, actual.assigned
+        if actual.node is not None:
+            view.specializes = actual
+        return view
 
     def lineage(self) -> list[ClassInfo]:
         """This class and its bases defined in the file, depth first (cycles cannot happen in valid code)."""
@@ -487,13 +512,18 @@ class DefinitionsMixin:
         info = owner.definition
         if not isinstance(info, ClassInfo):
             return False
-        if info.node is None:
+        if info.specializes is not None and info.specializes.node is not None:
+            info = info.specializes  # ``super().__init__(...)`` in a class of this file: its object's attributes
+        elif info.node is None and info.specializes is None:
             # a class of another module, as its summary says: shared by every file that imports it, so what one
             # file assigns would reach the files analysed after it (and depend on the order); not followed
             return True
         if value.parameter is not None or value.moves_parameter is not None:
             value = value.but(parameter=None, moves_parameter=None)  # another call's parameter, when read back
         previous = info.attributes.get(attribute)
+        if info.assigned is not None and attribute not in info.assigned:
+            info.assigned.add(attribute)  # the object's own construction: it replaces what every object may hold
+            previous = None
         info.attributes[attribute] = value if previous is None else join(previous, value)
         if owner.kind is not Kind.CLASS:
             self._note_container_assigned(info, attribute, value)

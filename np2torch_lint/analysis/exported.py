@@ -128,6 +128,8 @@ class _Encoder:
             for name, method in each.methods.items():
                 if name not in methods:
                     methods[name] = self.function(method, 1)
+                    if each is not info and each.node is not None and methods[name]:
+                        methods[name]["at"] = each.node.name.value  # a base's: its body is under the base's name
             for name, value in each.class_names.items():
                 if name not in names:
                     names[name] = self.value(value, 1)
@@ -137,6 +139,8 @@ class _Encoder:
             "names": {k: v for k, v in names.items() if v is not None}}
         if info.record_fields is not None:
             self.classes[position].update({"rec": list(info.record_fields), "rtup": info.record_is_tuple})
+        if info.bases:  # for ``super()`` in its methods' bodies, read by callers (the members above are folded in)
+            self.classes[position]["bases"] = [self.class_position(base) for base in info.bases]
         return position
 
 
@@ -227,9 +231,13 @@ class _Decoder:
         info.class_names = {name: self.value(value) for name, value in data.get("names", {}).items()
                             if isinstance(value, dict)}
         for method_name, method in data.get("methods", {}).items():
-            function = self.function(method, (name, method_name) if name else None)
+            defined_in = method.get("at", name) if isinstance(method, dict) else name
+            function = self.function(method, (str(defined_in), method_name) if name else None)
             function.owner = info
             info.methods[method_name] = function
+        bases = data.get("bases")
+        if isinstance(bases, list):
+            info.bases = [self.class_at(base) for base in bases]
         if isinstance(data.get("rec"), list):
             info.record_fields = tuple(str(field) for field in data["rec"])
             info.record_is_tuple = bool(data.get("rtup"))

@@ -15,10 +15,10 @@ import libcst as cst
 
 from .arguments import Args
 from .control_flow import NOT_A_GRAD_MODE
-from .definitions import FunctionInfo
+from .definitions import ClassInfo, FunctionInfo
 from .facts import CallSite, Facts
 from .scope import Scope
-from .values import Kind
+from .values import Kind, Value
 
 _NOT_READ = object()
 
@@ -26,11 +26,13 @@ _NOT_READ = object()
 class ForeignMixin:
     """Reading another module's function bodies; routing what they find to that module's facts."""
 
-    def _readable(self, info: FunctionInfo, args: Args) -> FunctionInfo | None:
+    def _readable(self, info: FunctionInfo, args: Args, receiver: Value | None = None) -> FunctionInfo | None:
         """Another module's function as this analysis can read its body with these arguments, or None: the call
-        passes nothing known (its summary says as much), or its body cannot be found (a function defined in a
-        branch, a module that does not parse, an import cycle)."""
-        if info.origin is None or self.project is None or not _passes_something_known(args):
+        passes nothing known and is not made on an object constructed here (its summary says as much), or its body
+        cannot be found (a function defined in a branch, a module that does not parse, an import cycle)."""
+        constructed_here = receiver is not None and isinstance(receiver.definition, ClassInfo) and (
+            receiver.definition.specializes is not None)
+        if info.origin is None or self.project is None or not (_passes_something_known(args) or constructed_here):
             return None
         cached = self.readable_functions.get(info, _NOT_READ)
         if cached is not _NOT_READ:

@@ -89,7 +89,7 @@ class SummariesMixin:
         """What calling ``info`` gives; what its body does with these arguments counts as done at ``node`` (the call
         of ``called``: the function's name unless said otherwise)."""
         if info.node is None:
-            info = self._readable(info, args) or info  # another module's, read with these arguments
+            info = self._readable(info, args, receiver) or info  # another module's, read with these arguments
         result, found = self._function_result(info, args, receiver)
         if found is not None and node is not None:
             self._absorb_read(found, info.module, CallSite(node, called or info.name, self.current_module))
@@ -202,6 +202,9 @@ class SummariesMixin:
         init = info.method("__init__")
         name = info.node.name.value if info.node is not None else (
             init.origin[1][0] if init is not None and init.origin is not None else None)
+        if info.node is None and name is not None and node is not None and (args.positional or args.keywords):
+            info = info.specialized()  # another module's class: this object is what its construction makes it
+            instance = info.instance()
         if init is not None and name is not None and node is not None and (args.positional or args.keywords):
             self._call_function(init, args, instance, node, name)  # what ``__init__`` does with these arguments
         if instance.kind is Kind.INSTANCE and instance.qualname is not None:
@@ -241,9 +244,15 @@ class SummariesMixin:
             lineage = obj.definition.lineage() if isinstance(obj.definition, ClassInfo) else []
             owner = next((each for each in lineage if any(
                 method.node is function for method in each.methods.values())), None)
-        if owner is None or obj.kind is not Kind.INSTANCE or obj.wrapped is None:
+        if owner is None and isinstance(self.function_info, FunctionInfo) and self.function_info.owner is not None:
+            owner = self.function_info.owner  # a method of another module's class, read from its tree
+        if owner is None or obj.kind not in (Kind.INSTANCE, Kind.NN_MODULE):
             return UNKNOWN
-        return obj.but(definition=owner.bases[0] if owner.bases else None)
+        if obj.wrapped is not None:  # a wrapper: past the class, then the library base's rows
+            return obj.but(definition=owner.bases[0] if owner.bases else None)
+        if owner.bases and isinstance(obj.definition, ClassInfo):
+            return obj.but(definition=owner.bases[0].super_view(obj.definition))  # ``super().__init__(...)``
+        return UNKNOWN
 
     def _call_instance(self, instance: Value, info: ClassInfo, args: Args, node: cst.Call | None = None) -> Value:
         """``model(x)``: ``forward`` (through ``nn.Module.__call__``) or the class's own ``__call__``."""
