@@ -1,0 +1,37 @@
+from typing import NamedTuple
+
+import numpy as np
+import torch
+
+from pkg.utils import get_device
+
+
+class Samples(NamedTuple):
+    observations: torch.Tensor
+    rewards: torch.Tensor
+
+
+class BaseBuffer:
+    def __init__(self, size, device="auto"):
+        self.size = size
+        self.device = get_device(device)
+
+    def to_torch(self, array, copy=True):
+        if copy:
+            return torch.tensor(array, device=self.device)
+        return torch.as_tensor(array, device=self.device)
+
+
+class ReplayBuffer(BaseBuffer):
+    def __init__(self, size, device="auto"):
+        super().__init__(size, device=device)
+        self.observations = np.zeros((size, 4), dtype=np.float32)
+        self.rewards = np.zeros(size, dtype=np.float32)
+
+    def sample(self, batch_size):
+        index = np.random.randint(0, self.size, size=batch_size)
+        return self._get_samples(index)
+
+    def _get_samples(self, index):
+        data = (self.observations[index], self.rewards[index])
+        return Samples(*tuple(map(self.to_torch, data)))
