@@ -106,6 +106,9 @@ class ExpressionsMixin:
         elif base.kind is Kind.MAPPING:  # ``outputs["loss"]``: that key's value, or any value of the dict
             key = index_values[0].literal if len(index_values) == 1 and index_values[0].kind is Kind.STRING else None
             found = keyed(base, key) if key is not None else None
+            if found is None and key is not None and base.keys is not None and base.items is not None and (
+                    not base.open_ended):
+                return UNKNOWN  # a key the dict was not given: not any of its values (a KeyError, or set elsewhere)
             return found if found is not None else (base.element or UNKNOWN)
         elif base.kind is Kind.SEQUENCE:
             if any(isinstance(e.slice, cst.Slice) for e in node.slice):  # ``xs[::-1]``: a list of the same items

@@ -219,6 +219,8 @@ def join(a: Value, b: Value) -> Value:
         return UNKNOWN
     element = a.element if b.element is None else b.element if a.element is None else _join_elements(
         a.element, b.element)
+    if a.kind is Kind.MAPPING and a.keys != b.keys and None not in (a.keys, b.keys, a.items, b.items):
+        return _joined_dicts(a, b, element)
     return Value(
         a.kind,
         qualname=a.qualname if a.qualname == b.qualname else None,
@@ -257,15 +259,19 @@ def keyed(value: Value, key: str) -> Value | None:
 
 
 def with_key(value: Value, key: str, item: Value) -> Value:
-    """A dict after ``d[key] = item``: that key holds ``item`` now (a dict of unknown keys only gains a value)."""
+    """A dict after ``d[key] = item``: that key holds ``item`` now. A dict of unknown keys (``decompose(code)``)
+    becomes one whose other keys are unknown (open-ended): ``d[key]`` is then ``item``, any other key any value."""
+    element = item if value.element is None else join(value.element, item)
     if value.keys is None or value.items is None:
-        return value.but(element=item if value.element is None else join(value.element, item))
+        if value.kind is not Kind.MAPPING or value.keys is not None:
+            return value.but(element=element)
+        return sequence((item,), element, (key,), value.kind).but(open_ended=True)
     if key in value.keys:
         items = list(value.items)
         items[value.keys.index(key)] = item
-        return sequence(tuple(items), join_all(items), value.keys, value.kind)
-    return sequence((*value.items, item), item if value.element is None else join(value.element, item),
-                    (*value.keys, key), value.kind)
+        element = join_all(items) if not value.open_ended else element
+        return sequence(tuple(items), element, value.keys, value.kind).but(open_ended=value.open_ended)
+    return sequence((*value.items, item), element, (*value.keys, key), value.kind).but(open_ended=value.open_ended)
 
 
 def has_a_device_fact(value: Value) -> bool:
@@ -295,6 +301,22 @@ def device_test_of(values: Iterable[Value]) -> str | None:
                 return None
             found = value.device_test
     return found
+
+
+def _joined_dicts(a: Value, b: Value, element: Value | None) -> Value:
+    """Two dicts of different keys (a key set on one path only): each key holds what it holds where it is set (a
+    closed dict without it raises KeyError), joined with the other dict's values where that one is open-ended."""
+    keys = tuple(dict.fromkeys((*a.keys, *b.keys)))
+
+    def held(value: Value, key: str) -> Value | None:
+        found = keyed(value, key)
+        return found if found is not None else value.element if value.open_ended else None
+
+    items = []
+    for key in keys:
+        found = [item for item in (held(a, key), held(b, key)) if item is not None]
+        items.append(join(*found) if len(found) == 2 else found[0] if found else UNKNOWN)
+    return sequence(tuple(items), element, keys, Kind.MAPPING).but(open_ended=a.open_ended or b.open_ended)
 
 
 def _join_elements(a: Value, b: Value) -> Value:
