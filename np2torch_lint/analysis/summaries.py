@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .arguments import Args
+from .arguments import DOUBLE_STARRED, STARRED, Args
 from .definitions import BoundCall, ClassInfo, FunctionInfo, parameter_names, parameter_names_of, record_of
 from .facts import CallSite, Facts
 from .scope import Scope
@@ -179,12 +179,20 @@ class SummariesMixin:
         starred = any(key.startswith("*") for key in args.keywords)
         for param, value in zip(positional, given):
             bound[param.name.value] = _as_argument(value, info.annotations.get(param.name.value))
-        if isinstance(params.star_arg, cst.Param) and len(given) > len(positional):
-            bound[params.star_arg.name.value] = sequence(tuple(given[len(positional):]))
+        if isinstance(params.star_arg, cst.Param) and (len(given) > len(positional) or STARRED not in args.keywords):
+            extra_positional = sequence(tuple(given[len(positional):]))
+            bound[params.star_arg.name.value] = extra_positional.but(open_ended=STARRED in args.keywords)
         keyword_names = {param.name.value for param in (*positional, *params.kwonly_params)}
         for name, value in args.keywords.items():
             if name in keyword_names:
                 bound[name] = _as_argument(value, info.annotations.get(name))
+        if isinstance(params.star_kwarg, cst.Param) and DOUBLE_STARRED not in args.keywords:
+            # ``**kwargs``: the keywords no parameter takes, by name (``super().__init__(*args, **kwargs)`` hands
+            # them on)
+            extra = {name: value for name, value in args.keywords.items()
+                     if name not in keyword_names and not name.startswith("*")}
+            bound[params.star_kwarg.name.value] = sequence(tuple(extra.values()), join_all(list(extra.values())),
+                                                           tuple(extra), Kind.MAPPING)
         if starred:  # ``f(*xs)``/``f(**kw)``: which parameter gets what is unknown
             for param in positional[len(given):]:
                 if param.name.value not in args.keywords:

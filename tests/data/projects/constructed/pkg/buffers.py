@@ -35,3 +35,9 @@ class ReplayBuffer(BaseBuffer):
     def _get_samples(self, index):
         data = (self.observations[index], self.rewards[index])
         return Samples(*tuple(map(self.to_torch, data)))
+
+
+class NStepReplayBuffer(ReplayBuffer):
+    def __init__(self, *args, n_steps=3, **kwargs):
+        super().__init__(*args, **kwargs)  # hands on what it is given, device too
+        self.n_steps = n_steps
