@@ -248,6 +248,8 @@ class CallsMixin:
                 is_class = receiver.kind is Kind.CLASS
                 if is_class and found.role == "method":
                     return self._call_function(found, args)  # ``Class.method(obj, ...)``
+                if definition.seen_from is not None and not is_class:  # ``super().sample(n)``: on the object itself
+                    receiver = receiver.but(definition=definition.seen_from)
                 return self._call_function(found, args, receiver if not is_class or found.role == "classmethod"
                                            else None, node)
             stored = self._attribute_of(definition, method)

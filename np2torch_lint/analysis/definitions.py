@@ -138,6 +138,9 @@ class ClassInfo:
     #: summary joined over every object)
     specializes: ClassInfo | None = None
     assigned: set[str] | None = None
+    #: a ``super()`` view: the object's own class, whose methods ``self.method()`` calls in the base's methods
+    #: reach (the override, as Python dispatches)
+    seen_from: ClassInfo | None = None
 
     def method(self, name: str) -> FunctionInfo | None:
         for info in self.lineage():
@@ -173,6 +176,7 @@ class ClassInfo:
         view = ClassInfo(None, None, self.is_nn_module, list(self.bases), self.library_base, self.methods,
                          actual.attributes, self.class_names, attributes_collected=True)
         view.specializes, view.assigned = actual.specializes or actual, actual.assigned
+        view.seen_from = actual.seen_from or actual
         if actual.node is not None:
             view.specializes = actual
         return view

@@ -238,6 +238,11 @@ class _Decoder:
         bases = data.get("bases")
         if isinstance(bases, list):
             info.bases = [self.class_at(base) for base in bases]
+            for function in info.methods.values():  # a method folded in from a base belongs to that base
+                defining = [base for base in info.lineage()[1:] if any(
+                    method.origin == function.origin for method in base.methods.values())]
+                if function.origin is not None and defining:
+                    function.owner = defining[-1]  # (where its ``super()`` starts)
         if isinstance(data.get("rec"), list):
             info.record_fields = tuple(str(field) for field in data["rec"])
             info.record_is_tuple = bool(data.get("rtup"))

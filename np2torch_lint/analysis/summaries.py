@@ -291,6 +291,8 @@ class SummariesMixin:
                 return self._call_function(method, Args([], {}, []), owner)
             self.escaped_methods.add(method)  # ``f = obj.put``: called where the analysis cannot tell
             if owner.kind is not Kind.CLASS and method.role == "method":
+                if info.seen_from is not None:  # ``super().sample(n)``: the base's method, on the object itself
+                    owner = owner.but(definition=info.seen_from)
                 return Value(Kind.FUNCTION, definition=BoundCall(method, owner))  # called later with ``owner``
             return Value(Kind.FUNCTION, definition=method)
         return None

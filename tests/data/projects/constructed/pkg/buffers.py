@@ -16,6 +16,13 @@ class BaseBuffer:
         self.size = size
         self.device = get_device(device)
 
+    def sample(self, batch_size):
+        index = np.random.randint(0, self.size, size=batch_size)
+        return self._get_samples(index)
+
+    def _get_samples(self, index):
+        raise NotImplementedError()
+
     def to_torch(self, array, copy=True):
         if copy:
             return torch.tensor(array, device=self.device)
@@ -29,8 +36,7 @@ class ReplayBuffer(BaseBuffer):
         self.rewards = np.zeros(size, dtype=np.float32)
 
     def sample(self, batch_size):
-        index = np.random.randint(0, self.size, size=batch_size)
-        return self._get_samples(index)
+        return super().sample(batch_size=batch_size)  # whose self._get_samples is this class's
 
     def _get_samples(self, index):
         data = (self.observations[index], self.rewards[index])
