@@ -16,13 +16,14 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Collection
 
 from .analysis.models import builtin_models
 from .config import Settings
 from .diagnostics import Applicability, Diagnostic, Fix
 from .edits import FixEdits, TextEdit
 from .engine import LintContext, analyse_text, collector_paused_for_files, garbage_collected_after
-from .files import SourceError
+from .files import SourceError, read_source
 from .fixer import FixError, fix_text
 from .fixes import FixStyle
 from .project import Cache, Project, ProjectFacts, digest, settings_key
@@ -226,6 +227,27 @@ class Linter:
                 if target in wanted:
                     found.setdefault(wanted[target], []).extend(diagnostics)
         return found
+
+
+def incoming_diagnostics(linter: Linter, filename: str, text: str, own: list[Diagnostic],
+                         codes: Collection[str] | None = None) -> list[Diagnostic]:
+    """What the project's importers find in a file's code through their calls (``Linter.incoming``), beyond its own
+    findings ``own``: for the editor, which lints the text itself. Only while the text is the file's on disk, as
+    those importers' results (cached, mostly) were worked out for."""
+    project = linter.context.project
+    if project is None or not project.contains(filename):
+        return []
+    try:
+        if read_source(filename).text != text:
+            return []
+    except SourceError:
+        return []
+    key = linter.known(filename, text)[0]
+    own_places = {(d.code, d.line, d.column) for d in own}
+    incoming = FileResult().with_incoming(linter.incoming({key: FileResult()}).get(key, []))
+    return [diagnostic for diagnostic, _ in incoming.findings(filename)
+            if (diagnostic.code, diagnostic.line, diagnostic.column) not in own_places
+            and (codes is None or diagnostic.code in codes)]
 
 
 def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: int) -> list[FileResult]:
