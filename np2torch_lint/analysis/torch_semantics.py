@@ -134,9 +134,10 @@ class TorchMixin:
                     dtype, decided = self._dtype_of_value(value), True
                 elif value.kind is Kind.TENSOR:
                     dtype, decided = value.dtype, True
-                elif value.kind is Kind.UNKNOWN and any(
+                elif value.kind in (Kind.UNKNOWN, Kind.OTHER) and any(
                         v is value and not names_a_device(n) for v, n in zip(args.positional, args.positional_nodes)):
-                    dtype, decided = None, True  # ``.to(x)``: x may be a dtype, unless it is named as a device
+                    # ``.to(x)``: x may be a dtype (``.to(other.dtype)``), unless it is named as a device
+                    dtype, decided = None, True
             if "dtype" in args.keywords:
                 decided = True
         if decided:
