@@ -212,6 +212,9 @@ class CallsMixin:
 
     def _call_method(self, node: cst.Call, func: cst.Attribute, receiver: Value, method: str,
                      args: Args) -> Value:
+        if receiver.choices is not None:  # ``buffer.sample(64)`` of a buffer of one class or another
+            return join_all([self._call_method(node, func, choice, method, args)
+                             for choice in receiver.choices]) or UNKNOWN
         decided = self._host_sync_method(node, func, receiver, method, args)
         if decided is not None:
             return decided

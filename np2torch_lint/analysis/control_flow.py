@@ -424,6 +424,8 @@ class ControlFlowMixin:
         return item.but(loop_item=loop_id, transfer=None)  # a list's items moved earlier are not moved here
 
     def _element_of(self, iterable: Value) -> Value:
+        if iterable.choices is not None:
+            return join_all([self._element_of(choice) for choice in iterable.choices]) or UNKNOWN
         if iterable.kind is Kind.SEQUENCE:
             if iterable.element is not None:
                 return iterable.element

@@ -50,8 +50,11 @@ class ExpressionsMixin:
         return Value(Kind.STRING, literal=text if isinstance(text, str) else None)
 
     def _attribute(self, node: cst.Attribute) -> Value:
-        attribute = node.attr.value
-        owner = self.eval(node.value)
+        return self._attribute_of_value(self.eval(node.value), node.attr.value)
+
+    def _attribute_of_value(self, owner: Value, attribute: str) -> Value:
+        if owner.choices is not None:  # an object of one class or another: what either has
+            return join_all([self._attribute_of_value(choice, attribute) for choice in owner.choices]) or UNKNOWN
         if owner.kind is Kind.REF:
             found = member(owner, attribute)
             return self._from_project(found) if self.project is not None else found
@@ -91,6 +94,11 @@ class ExpressionsMixin:
         for element in node.slice:
             if isinstance(element.slice, cst.Slice):
                 self._walk_children(element.slice)
+        if base.choices is not None:  # ``outputs["loss"]`` of a dict or of a tuple: what either holds there
+            return join_all([self._subscript_of(node, choice, index_values) for choice in base.choices]) or UNKNOWN
+        return self._subscript_of(node, base, index_values)
+
+    def _subscript_of(self, node: cst.Subscript, base: Value, index_values: list[Value]) -> Value:
         loop_item = next((v.loop_item for v in index_values if v.loop_item is not None), None)
         if base.kind is Kind.TENSOR:
             result = base.but(items=None)

@@ -158,7 +158,8 @@ class SummariesMixin:
                                     facts=found)
         finally:
             self.summaries_running.discard(key)
-        if result.kind is Kind.UNKNOWN or (result.kind is Kind.NONE and info.returns.kind is not Kind.UNKNOWN):
+        if (result.kind is Kind.UNKNOWN and result.choices is None) or (
+                result.kind is Kind.NONE and info.returns.kind is not Kind.UNKNOWN):
             result = info.returns  # a stub (``...``) or a body the analysis cannot follow: trust the annotation
         self.summaries[key] = result, found
         return result, found
@@ -268,7 +269,7 @@ class SummariesMixin:
             self._note_module_dtype(instance, args)
         method = info.method("__call__") or (info.method("forward") if instance.kind is Kind.NN_MODULE else None)
         result = UNKNOWN if method is None else self._call_function(method, args, instance, node)
-        if result.kind is Kind.UNKNOWN and instance.kind is Kind.NN_MODULE:
+        if result.kind is Kind.UNKNOWN and result.choices is None and instance.kind is Kind.NN_MODULE:
             return self._module_output(instance, args)  # what any module gives: a tensor, maybe with grad
         return result
 
@@ -306,7 +307,7 @@ def _class_defaults(info: ClassInfo) -> dict[str, Value]:
 def _as_argument(value: Value, annotated: Value | None) -> Value:
     """What the callee sees: the caller's value, without the caller's loop bookkeeping; an unknown argument is
     what the parameter's annotation says."""
-    if value.kind is Kind.UNKNOWN:
+    if value.kind is Kind.UNKNOWN and value.choices is None:
         return annotated or UNKNOWN
     if value.loop_item is not None or value.transfer is not None or value.parameter is not None or (
             value.moves_parameter is not None):

@@ -108,6 +108,11 @@ class Value:
     #: ``env.reset()`` is the observation, gym >= 0.26's is ``(observation, info)``: ``s, _ = env.reset()``
     #: says which; ``models.py``: ``or-item=N``).
     unpacked: tuple[Value, ...] | None = None
+    #: for a value two paths made differently (an object of one class or of another, ``(opdict, visdict)`` or
+    #: ``opdict``): what each path made. Its kind stays UNKNOWN, so that nothing reads it as either; attribute
+    #: lookups, subscripts, method calls and unpacking read each choice and join what they give
+    #: (``expressions``, ``calls``, ``statements``).
+    choices: tuple[Value, ...] | None = None
 
     def but(self, **changes: object) -> Value:
         """A copy with ``changes`` made (``dataclasses.replace``, only faster: see ``_copy_with_changes``)."""
@@ -207,6 +212,8 @@ def join(a: Value, b: Value) -> Value:
         return b
     if b.kind is Kind.NONE:
         return a
+    if a.choices is not None or b.choices is not None or _made_differently(a, b):
+        return _one_of(a, b)
     if a.kind is not b.kind:
         if Kind.UNKNOWN in (a.kind, b.kind) and Kind.TENSOR in (a.kind, b.kind):
             return _maybe_tensor(a if a.kind is Kind.TENSOR else b)
@@ -301,6 +308,35 @@ def device_test_of(values: Iterable[Value]) -> str | None:
                 return None
             found = value.device_test
     return found
+
+
+#: kinds of values whose members the analysis reads: two paths that made such values differently keep both
+_STRUCTURED = frozenset({Kind.INSTANCE, Kind.NN_MODULE, Kind.SEQUENCE, Kind.MAPPING})
+
+
+def _made_differently(a: Value, b: Value) -> bool:
+    """Objects of two classes (or two objects a construction specialised), or a structured value and another
+    known one: ``_one_of`` keeps both."""
+    if a.kind is Kind.UNKNOWN or b.kind is Kind.UNKNOWN:
+        return False
+    if a.kind is not b.kind:
+        return a.kind in _STRUCTURED or b.kind in _STRUCTURED
+    return a.kind in (Kind.INSTANCE, Kind.NN_MODULE) and a.definition is not None and b.definition is not None and (
+        a.definition is not b.definition)
+
+
+def _one_of(a: Value, b: Value) -> Value:
+    """The value two paths made differently: each of them (``Value.choices``), unknown where there are too many or
+    one is unknown."""
+    choices: list[Value] = []
+    for value in (*(a.choices or (a,)), *(b.choices or (b,))):
+        if value.kind is Kind.UNKNOWN and value.choices is None:
+            return UNKNOWN
+        if not any(value is known or value == known for known in choices):
+            choices.append(value)
+    if len(choices) > _MAX_CHOICES:
+        return UNKNOWN
+    return Value(Kind.UNKNOWN, choices=tuple(choices))
 
 
 def _joined_dicts(a: Value, b: Value, element: Value | None) -> Value:
