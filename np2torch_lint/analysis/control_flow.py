@@ -201,8 +201,17 @@ class ControlFlowMixin:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             inner = self.test_outcome(test.expression)
             return None if inner is None else not inner
+        if isinstance(test, (cst.Name, cst.Attribute)):
+            # ``if return_vis:`` where the caller passed ``return_vis=False``; ``if mask:`` of None on every path
+            value = self.eval_quietly(test)
+            return False if value.kind is Kind.NONE else bool_literal(value)
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
             operator = test.comparisons[0].operator
+            if isinstance(operator, (cst.Is, cst.IsNot)) and isinstance(test.comparisons[0].comparator, cst.Name) and (
+                    test.comparisons[0].comparator.value == "None"):
+                # ``original_image is not None`` where it is None on every path (a default the call left)
+                is_none = self.eval_quietly(test.left).kind is Kind.NONE
+                return (True if isinstance(operator, cst.Is) else False) if is_none else None
             if not isinstance(operator, (cst.Equal, cst.NotEqual)):
                 return None
             left, right = self.eval_quietly(test.left), self._literal_string(test.comparisons[0].comparator)
@@ -227,13 +236,15 @@ class ControlFlowMixin:
         return None
 
     def read_unreachable(self, read: Callable[[], object]) -> None:
-        """Read code that cannot run (a branch its test rules out): its facts go."""
-        saved = self.facts, self.silent
+        """Read code that cannot run (a branch its test rules out): its facts go, and so do its returns."""
+        saved = self.facts, self.silent, self.returns, self.yields
         self.facts, self.silent = self._fresh_facts(), True
+        self.returns = [] if self.returns is not None else None
+        self.yields = [] if self.yields is not None else None
         try:
             read()
         finally:
-            self.facts, self.silent = saved
+            self.facts, self.silent, self.returns, self.yields = saved
 
     def _isinstance_test(self, test: cst.Call) -> tuple[Value | None, Value | None]:
         """``isinstance(x, T)`` or ``torch.is_tensor(x)``: what ``x`` is where it is true, and what it is now."""
