@@ -27,7 +27,7 @@ from .jobs import FileResult, Linter, fix_files, lint_files
 from .noqa import filter_suppressed
 from .report import Report, Reported, plural
 from .rule_pages import RuleInfo
-from .writing import StaleTemporaries, write_atomically
+from .writing import ChangedOnDisk, StaleTemporaries, StillAsRead, write_atomically
 
 
 @dataclass(frozen=True)
@@ -212,10 +212,9 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
             sys.stdout.buffer.write(outcome.text.encode(each.source.encoding))
             run.filtered_stdin = True
         elif writes and changed:
-            try:
-                write_atomically(each.name, outcome.text.encode(each.source.encoding))
-            except (OSError, UnicodeEncodeError) as error:
-                run.errors.append(f"{each.name}: could not write, left unchanged: {error}")
+            problem = _write_back(each, outcome.text)
+            if problem is not None:
+                run.errors.append(problem)
                 written = False
         if written:
             run.fixed += outcome.fixed
@@ -233,6 +232,28 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
         sys.stdout.buffer.write(stdin_bytes[0])  # a filter never loses its input: pass it through unchanged
         run.filtered_stdin = True
     return run
+
+
+def _write_back(each: Input, text: str) -> str | None:
+    """Write ``text`` over the file ``each`` was read from, unless the file changed since; None when written,
+    else the message that says why not (the file is left as it is)."""
+    try:
+        write_atomically(each.name, text.encode(each.source.encoding), _still_as_read(each.source))
+    except ChangedOnDisk:
+        return f"{each.name}: changed on disk while it was being fixed, left unchanged: run again to fix it"
+    except (OSError, UnicodeEncodeError) as error:
+        return f"{each.name}: could not write, left unchanged: {error}"
+    return None
+
+
+def _still_as_read(source: Source) -> StillAsRead:
+    """Whether bytes on disk still decode to ``source``: then writing its fixed text loses nothing."""
+    def check(data: bytes) -> bool:
+        try:
+            return decode_source(data) == source
+        except SourceError:
+            return False
+    return check
 
 
 @dataclass
@@ -259,10 +280,9 @@ def add_noqa_comments(paths: list[str], settings: Settings) -> NoqaRun:
         text, added = add_noqa(each.source.text, [item.diagnostic for item in found])
         if not added:
             continue
-        try:
-            write_atomically(each.name, text.encode(each.source.encoding))
-        except (OSError, UnicodeEncodeError) as error:
-            run.errors.append(f"{each.name}: could not write, left unchanged: {error}")
+        problem = _write_back(each, text)
+        if problem is not None:
+            run.errors.append(problem)
             continue
         run.added += added
         run.files += 1
