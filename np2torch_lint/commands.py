@@ -25,7 +25,7 @@ from .files import (
 from .fixer import FixError, FixOutcome, fix_text
 from .jobs import FileResult, Linter, fix_files, lint_files
 from .noqa import filter_suppressed
-from .report import Report, Reported, plural
+from .report import Report, Reported, Unparsed, plural
 from .rule_pages import RuleInfo
 from .writing import ChangedOnDisk, StaleTemporaries, StillAsRead, write_atomically
 
@@ -39,8 +39,9 @@ class Input:
 
 
 def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, errors: list[str],
-                stdin_bytes: list[bytes] | None = None) -> Iterator[Input]:
-    """Each readable input once, decoded, with the codes enabled for it; what cannot be read goes to ``errors``.
+                stdin_bytes: list[bytes] | None = None, unparsed: list[Unparsed] | None = None) -> Iterator[Input]:
+    """Each readable input once, decoded, with the codes enabled for it; what cannot be read goes to ``errors``
+    (and, when it cannot be decoded, to ``unparsed`` too).
 
     Standard input's raw bytes are appended to ``stdin_bytes`` when given, so a filter can pass them through.
     With ``force-exclude``, standard input named (``--stdin-filename``) like an excluded file is not linted.
@@ -53,7 +54,7 @@ def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, error
             try:
                 source = decode_source(data)
             except SourceError as error:
-                errors.append(f"{stdin_filename}: could not parse: {error}")
+                could_not_parse(stdin_filename, error, errors, unparsed)
             else:
                 yield Input(stdin_filename, source, settings.enabled_codes(relative_to(stdin_filename, settings.root)),
                             True)
@@ -66,9 +67,16 @@ def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, error
         try:
             source = read_source(item)
         except SourceError as error:
-            errors.append(f"{item}: could not parse: {error}")
+            could_not_parse(item, error, errors, unparsed)
             continue
         yield Input(item, source, settings.enabled_codes(relative_to(item, settings.root)))
+
+
+def could_not_parse(name: str, error: SourceError, errors: list[str], unparsed: list[Unparsed] | None) -> None:
+    """One line for stderr, and (for the formats for programs) the file as a finding without a code."""
+    errors.append(f"{name}: could not parse: {error}")
+    if unparsed is not None:
+        unparsed.append(Unparsed(name, str(error)))
 
 
 @dataclass(frozen=True)
@@ -112,10 +120,11 @@ def _fix_one(each: Input, settings: Settings, unsafe: bool, context: LintContext
 
 def lint(paths: list[str], settings: Settings, stdin_filename: str = "stdin", shows_edits: bool = False,
          performance: Performance = Performance()) -> tuple[Report, list[str]]:
-    """Lint files, folders and ``-``; returns the report and one message per input that could not be linted."""
+    """Lint files, folders and ``-``; returns the report and one message per input that could not be linted (those
+    that could not be parsed are in ``report.unparsed`` too)."""
     report = Report()
     errors: list[str] = []
-    inputs = list(iter_inputs(paths, settings, stdin_filename, errors))
+    inputs = list(iter_inputs(paths, settings, stdin_filename, errors, unparsed=report.unparsed))
     linter = Linter.for_settings(settings, performance.cache_dir, performance.cache)
     files = [each for each in inputs if not each.is_stdin and not is_notebook(each.name)]
     results = lint_files(linter, [(each.name, each.source.text) for each in files], shows_edits, performance.jobs)
@@ -125,7 +134,7 @@ def lint(paths: list[str], settings: Settings, stdin_filename: str = "stdin", sh
             result = result_of.get(id(each))
             found = _lint_one(each, settings, shows_edits) if result is None else _reported(each, result)
         except SourceError as error:
-            errors.append(f"{each.name}: could not parse: {error}")
+            could_not_parse(each.name, error, errors, report.unparsed)
             continue
         if found:
             report.findings.extend(found)
@@ -174,7 +183,7 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
     run = FixRun()
     stdin_bytes: list[bytes] = []
     stale = StaleTemporaries()
-    inputs = list(iter_inputs(paths, settings, stdin_filename, run.errors, stdin_bytes))
+    inputs = list(iter_inputs(paths, settings, stdin_filename, run.errors, stdin_bytes, run.report.unparsed))
     linter = Linter.for_settings(settings, None, use_cache=False)
     context = linter.context
     files = [each for each in inputs if not each.is_stdin and not is_notebook(each.name)]
@@ -193,7 +202,7 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
             else:
                 outcome = FixOutcome(result.text, result.fixed, result.remaining_diagnostics(each.name))
         except SourceError as error:
-            run.errors.append(f"{each.name}: could not parse: {error}")
+            could_not_parse(each.name, error, run.errors, run.report.unparsed)
             continue
         except FixError as error:
             run.errors.append(f"{each.name}: internal error, file left unchanged: {error}")
