@@ -7,7 +7,6 @@ the text as it is. The JSON and SARIF reports show them.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -17,9 +16,9 @@ from .diagnostics import Finding
 from .fix_imports import ImportLayout, Spelling
 from .fixer import edits_of_one_fix
 from .fixes import Edit, FixStyle
-from .positions import LineIndex, Span
+from .positions import LineIndex, Span, source_lines
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+__all__ = ["FixEdits", "TextEdit", "source_lines"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +60,3 @@ class FixEdits:
     def _position(self, offset: int) -> tuple[int, int]:
         where = self.lines.position(offset)
         return where.line, where.column + 1
-
-
-def source_lines(text: str) -> list[str]:
-    """The lines as Python and LibCST count them (``\\n``, ``\\r\\n`` or ``\\r`` ends a line; a form feed does not,
-    unlike ``str.splitlines``), each with its line ending."""
-    return _LINE.findall(text)

@@ -19,6 +19,7 @@ from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
 _NEWLINE = re.compile(r"\r\n?|\n")  # LibCST's own idea of a line break
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +77,12 @@ def locate(module: cst.Module, text: str, nodes: Collection[cst.CSTNode]) -> dic
                            CodeRange(lines.position(syntactic_start), lines.position(syntactic_end)),
                            syntactic_start, syntactic_end, indent, parent, grandparent)
     return spans
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines as Python and LibCST count them (``\\n``, ``\\r\\n`` or ``\\r`` ends a line; a form feed does not,
+    unlike ``str.splitlines``), each with its line ending."""
+    return _LINE.findall(text)
 
 
 def ranges(spans: Mapping[cst.CSTNode, Span]) -> dict[cst.CSTNode, CodeRange]:
@@ -159,7 +166,6 @@ class _LocatingState(CodegenState):
         return start, end
 
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _INDENTATION = re.compile(r"[ \t\f]*")
 
 
@@ -172,7 +178,7 @@ class _PrintedToText:
     """
 
     def __init__(self, printed: str, text: str) -> None:
-        printed_lines, text_lines = _LINE.findall(printed), _LINE.findall(text)
+        printed_lines, text_lines = source_lines(printed), source_lines(text)
         self.printed_starts: list[int] = []  # of the lines that differ
         self.lines: list[tuple[int, int, int]] = []  # their text start, printed indentation, text indentation
         if len(printed_lines) != len(text_lines):
