@@ -249,7 +249,7 @@ def _write_back(each: Input, text: str) -> str | None:
     try:
         write_atomically(each.name, text.encode(each.source.encoding), _still_as_read(each.source))
     except ChangedOnDisk:
-        return f"{each.name}: changed on disk while it was being fixed, left unchanged: run again to fix it"
+        return f"{each.name}: changed on disk since it was read, left unchanged: run again"
     except (OSError, UnicodeEncodeError) as error:
         return f"{each.name}: could not write, left unchanged: {error}"
     return None

@@ -96,7 +96,7 @@ def test_a_file_changed_on_disk_since_it_was_read_is_not_overwritten(tmp_path, m
     assert fix_main([*INLINE, str(path)]) == 2
     assert path.read_text() == BROKEN + "print('saved by the editor')\n"
     err = capsys.readouterr().err
-    assert f"{path}: changed on disk while it was being fixed, left unchanged: run again to fix it" in err
+    assert f"{path}: changed on disk since it was read, left unchanged: run again" in err
     assert err.strip().endswith("fixed 0 findings in 0 files, 1 left")
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(TEMPORARY_PREFIX)]
 
