@@ -50,3 +50,21 @@ def test_a_stacking_fix_stacks_along_the_same_dim(style, stacking, fixed):
 def test_the_helpers_style_keeps_an_argument_to_numpy_that_to_numpy_cannot_take(call, fixed):
     text = f"import torch\nw = torch.ones(2, requires_grad=True)\nx = {call}\n"
     assert fix_text(text, "x.py", style=FixStyle.HELPERS).text.endswith(f"x = {fixed}\n")
+
+
+LISTS = ("import numpy as np\nimport torch\n\nxs = [np.zeros(3, dtype=np.float32), np.ones(3, dtype=np.float32)]\n"
+         "a = np.zeros(3, dtype=np.float32)[::-1]\n")
+
+
+@pytest.mark.parametrize("style", list(FixStyle), ids=lambda s: s.value)
+@pytest.mark.parametrize(("call", "fixed"), [
+    ("torch.tensor(xs, requires_grad=True)", "torch.tensor(np.stack(xs), requires_grad=True)"),  # NPT006
+    ("torch.as_tensor(xs, torch.float32, 'cuda')", "torch.as_tensor(np.stack(xs), torch.float32, 'cuda')"),
+    ("torch.tensor(xs, device='cuda', pin_memory=False)",
+     "torch.tensor(np.stack(xs), device='cuda', pin_memory=False)"),
+    ("torch.as_tensor(a, torch.float32)", "torch.as_tensor(np.ascontiguousarray(a), torch.float32)"),  # NPT008
+    ("torch.tensor(a, requires_grad=True)", "torch.tensor(np.ascontiguousarray(a), requires_grad=True)"),
+])
+def test_the_other_rules_fixes_keep_every_argument(call, fixed, style):
+    """Positional and keyword arguments a runtime helper cannot take keep the call they were given to."""
+    assert fix_text(LISTS + f"t = {call}\n", "x.py", style=style, unsafe=True).text.endswith(f"t = {fixed}\n")
