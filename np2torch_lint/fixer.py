@@ -140,8 +140,8 @@ def _replacement(finding: Finding, target: cst.CSTNode, span: Span, text: str, m
     new_text = _printed(built, span.indent, module)
     # a replacement is printed at the target's indentation: where that matters (a line break), check that this
     # prints the target as it stands; and keep every comment (a fix that would drop one is not applied)
-    if (("\n" in old_text or "\r" in old_text) and _printed(original, span.indent, module) != old_text) or Counter(
-            _COMMENT.findall(old_text)) - Counter(_COMMENT.findall(new_text)):
+    if (("\n" in old_text or "\r" in old_text) and _printed(original, span.indent, module) != old_text) or (
+            "#" in old_text and Counter(_COMMENT.findall(old_text)) - Counter(_COMMENT.findall(new_text))):
         edit.imports = imports_before
         return None
     return start, end, new_text
