@@ -3,6 +3,7 @@ terminated (SIGTERM) or interrupted (SIGINT, sent to it alone)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -51,9 +52,9 @@ def test_workers_and_helper_processes_end_with_their_parent(tmp_path, fixing, se
     argv = [sys.executable, "-m", "np2torch_lint", *(["--fix", "--unsafe-fixes"] if fixing else []),
             "-j", "2", "--no-cache", str(tmp_path)]
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    children: set[int] = set()
     try:
         deadline = time.monotonic() + 120
-        children: set[int] = set()
         # the resource tracker, the forkserver and its two workers
         while len(children) < 4 and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -65,8 +66,9 @@ def test_workers_and_helper_processes_end_with_their_parent(tmp_path, fixing, se
         while (left := children & set(_parents())) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not left, f"still running 10 s after the parent ended: {sorted(left)}"
-    finally:
+    finally:  # what is left (the test failed): also the processes seen, which the parent's end orphaned
         if process.poll() is None:
             process.kill()
-        for pid in _descendants(process.pid):
-            os.kill(pid, signal.SIGKILL)
+        for pid in (_descendants(process.pid) | children) & set(_parents()):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
