@@ -13,12 +13,14 @@ left), 2 a usage or configuration error, or a file that could not be read, parse
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
+import logging
 import os
 import sys
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable, Iterator, TextIO
 
 from . import __version__
 from .commands import Performance, add_noqa_comments, fix, lint, lint_paths, write_rule_table
@@ -106,6 +108,8 @@ def build_parser(fixing: bool = False) -> argparse.ArgumentParser:
     running.add_argument("--no-cache", action="store_true",
                          help="read and write no cache (default: .np2torch_lint_cache/ beside the configuration)")
     running.add_argument("--cache-dir", metavar="PATH", type=Path, help="where the cache lives")
+    running.add_argument("-v", "--verbose", action="store_true",
+                         help="also say on stderr what the run did not trust (cache entries it ignored and rewrote)")
 
     configuration = parser.add_argument_group("configuration")
     configuration.add_argument("--config", metavar="PATH", type=Path,
@@ -222,6 +226,27 @@ def fix_main(argv: list[str] | None = None) -> int:
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, fixing: bool) -> int:
+    with _log_on_stderr(args.verbose):
+        return _run_command(parser, args, fixing)
+
+
+@contextlib.contextmanager
+def _log_on_stderr(verbose: bool) -> Iterator[None]:
+    """``--verbose``: the package's log lines (``np2torch-lint: ...``) on stderr for this run."""
+    if not verbose:
+        yield
+        return
+    log, handler = logging.getLogger("np2torch_lint"), logging.StreamHandler(sys.stderr)
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(logging.NOTSET)
+
+
+def _run_command(parser: argparse.ArgumentParser, args: argparse.Namespace, fixing: bool) -> int:
     output_format = ALIASES.get(args.output_format, args.output_format)
     if args.statistics and FORMATS[output_format].statistics is None:
         return _usage_error(parser, f"--statistics cannot be shown as {output_format}: "

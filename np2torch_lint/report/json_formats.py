@@ -3,9 +3,9 @@
 Each finding: ``code``, ``message``, ``filename``, ``cell`` (a notebook's 1-based cell, else ``null``; lines are
 then counted within the cell), ``line``, ``column``, ``end_line``, ``end_column`` (1-based, end exclusive) and
 ``fix``: ``null`` or ``{applicability, message, edits}``, where each edit is ruff's ``{content, location: {row,
-column}, end_location: {row, column}}`` in the file as it is (none yet for notebooks). A file that could not be
-parsed is one more object, after the findings, with ``code`` ``null`` and ``message`` ``could not parse: ...``, as
-ruff shows a syntax error.
+column}, end_location: {row, column}}`` in the file as it is (none yet for notebooks). The runtime audit's
+findings add ``properties``, their counts. A file that could not be parsed is one more object, after the findings,
+with ``code`` ``null`` and ``message`` ``could not parse: ...``, as ruff shows a syntax error.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ def finding_dict(item: Reported) -> dict[str, object]:
             "edits": [edit.as_dict() for edit in item.edits],
         },
     }
+    if item.properties is not None:
+        result["properties"] = dict(item.properties)
     return result
 
 

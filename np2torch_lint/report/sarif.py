@@ -27,7 +27,7 @@ def write_sarif(report: Report, stream: TextIO, options: ReportOptions) -> None:
     index = {rule.code: position for position, rule in enumerate(rules)}
     run = {
         "tool": {"driver": {
-            "name": "np2torch-lint",
+            "name": options.tool_name,
             "version": __version__,
             "informationUri": page_uri(rules[0].code).rsplit("/", 1)[0] + "/",
             "rules": [{
@@ -85,6 +85,9 @@ def _result(item: Reported, index: dict[str, int]) -> dict[str, object]:
                                   "insertedContent": {"text": edit.content}} for edit in item.edits],
             }],
         }]
+    properties = dict(item.properties or {})
     if d.cell is not None:
-        result["properties"] = {"cell": d.cell}
+        properties["cell"] = d.cell
+    if properties:
+        result["properties"] = properties
     return result
