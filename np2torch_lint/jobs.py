@@ -158,8 +158,8 @@ class Linter:
         style = self.settings.fix_style
         try:
             analysis = analyse_text(text, path, None, style, self.context)
-        except SourceError as error:
-            return FileResult(error=str(error), facts=self.facts_for(path))
+        except SourceError as error:  # no finding, so no fix: the result serves the formats that show edits too
+            return FileResult(error=str(error), facts=self.facts_for(path), has_edits=True)
         fix_edits = None
         if edits and analysis.module is not None and analysis.facts is not None and analysis.findings:
             fix_edits = FixEdits(text, analysis.module, analysis.spans, style, analysis.facts.module_names)
