@@ -175,8 +175,9 @@ def prepare_for_numpy(node: cst.CSTNode, edit: Edit, method: str,
     if name == "numpy" and isinstance(node.func, cst.Attribute):
         receiver = node.func.value
         keeps_comments = _is_simple(node.func.dot.whitespace_before) and _is_simple(node.func.dot.whitespace_after)
-        if edit.style is FixStyle.HELPERS and keeps_comments:  # an argument needs no parentheses of its own
-            return node.with_changes(func=edit.helper("to_numpy"),
+        # to_numpy takes no force=: only the default (False) goes, any other argument keeps the plain idiom
+        if edit.style is FixStyle.HELPERS and keeps_comments and all(_is_default_force(arg) for arg in node.args):
+            return node.with_changes(func=edit.helper("to_numpy"),  # an argument needs no parentheses of its own
                                      args=[cst.Arg(unparenthesized(_without_host_copy(receiver)))])
         moved = method_call(receiver, method)
         return node.with_changes(func=node.func.with_changes(value=moved))
@@ -215,6 +216,12 @@ def _ready_for_numpy(tensor: cst.BaseExpression, edit: Edit, method: str) -> cst
     if edit.style is FixStyle.HELPERS:
         return call(edit.helper("to_numpy"), cst.Arg(unparenthesized(_without_host_copy(tensor))))
     return method_call(tensor, method)
+
+
+def _is_default_force(arg: cst.Arg) -> bool:
+    """``False`` or ``force=False`` given to ``Tensor.numpy``: what it does without it."""
+    return (not arg.star and (arg.keyword is None or arg.keyword.value == "force")
+            and isinstance(arg.value, cst.Name) and arg.value.value == "False")
 
 
 def _without_host_copy(tensor: cst.BaseExpression) -> cst.BaseExpression:

@@ -10,13 +10,17 @@ summaries of the modules it imports and the project facts.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing
 import os
+import signal
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Collection
+from typing import Collection, Iterator
 
 from .analysis.models import builtin_models
 from .config import Settings
@@ -183,8 +187,8 @@ class Linter:
         style = self.settings.fix_style
         try:
             analysis = analyse_text(text, path, None, style, self.context)
-        except SourceError as error:
-            return FileResult(error=str(error), facts=self.facts_for(path))
+        except SourceError as error:  # no finding, so no fix: the result serves the formats that show edits too
+            return FileResult(error=str(error), facts=self.facts_for(path), has_edits=True)
         fix_edits = None
         if edits and analysis.module is not None and analysis.facts is not None and analysis.findings:
             fix_edits = FixEdits(text, analysis.module, analysis.spans, style, analysis.facts.module_names)
@@ -280,11 +284,9 @@ def _own_results(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs
                 results[index] = linter.analysed(*files[index], keys[index], edits)
                 file_done()
         return results  # type: ignore[return-value]
-    context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
     cache_folder = linter.cache.root if linter.cache is not None else None
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
-                             initargs=(linter.settings, cache_folder, linter.cache is not None,
-                                       project.facts() if inside else None)) as pool:
+    with _workers(jobs, linter.settings, cache_folder, linter.cache is not None,
+                  project.facts() if inside else None) as pool:
         for level in levels:  # a level's summaries reach the next level's workers through the cache
             chunk = max(1, len(level) // (jobs * 4))
             answers = pool.map(_lint_in_worker, [(files[index][0], files[index][1], edits) for index in level],
@@ -294,12 +296,52 @@ def _own_results(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs
     return results  # type: ignore[return-value]
 
 
+@contextlib.contextmanager
+def _workers(jobs: int, settings: Settings, cache_folder: Path | None, use_cache: bool,
+             facts: ProjectFacts | None) -> Iterator[ProcessPoolExecutor]:
+    """``jobs`` worker processes that end with this one, however it ends.
+
+    Each worker holds the reading end of a pipe whose only writing end is here, and exits when that end closes:
+    when this process dies (killed, SIGTERM), or leaves this block with an exception (Ctrl-C). The forkserver
+    and the resource tracker then end by themselves (they wait for every worker). Workers ignore SIGINT, which
+    a terminal sends to all of them: this process decides, and the run ends once, without a traceback per worker.
+    """
+    context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
+    parent_alive, alive = context.Pipe(duplex=False)
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
+                               initargs=(settings, cache_folder, use_cache, facts, parent_alive))
+    try:
+        yield pool
+    except BaseException:
+        alive.close()  # the workers exit now, whatever they were doing
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        alive.close()
+        parent_alive.close()
+
+
 _worker: Linter | None = None
 
 
-def _start_worker(settings: Settings, cache_folder: Path | None, use_cache: bool, facts: ProjectFacts) -> None:
+def _start_worker(settings: Settings, cache_folder: Path | None, use_cache: bool, facts: ProjectFacts | None,
+                  parent_alive: Connection) -> None:
     global _worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(parent_alive,), name="np2torch-lint parent watch",
+                     daemon=True).start()
     _worker = Linter.for_settings(settings, cache_folder, use_cache, facts)
+
+
+def _exit_with_parent(parent_alive: Connection) -> None:
+    """Wait until the parent's end of the pipe closes (nothing is ever sent), then end this worker at once."""
+    try:
+        parent_alive.recv_bytes()
+    except (EOFError, OSError):
+        pass
+    os._exit(1)
 
 
 def _lint_in_worker(job: tuple[str, str, bool]) -> dict:
@@ -348,9 +390,7 @@ def fix_files(linter: Linter, files: list[tuple[str, str, frozenset[str]]], unsa
         return [fix_file(linter.context, path, text, codes, style, unsafe) for path, text, codes in files]
     project = linter.context.project
     assert project is not None
-    context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
-                             initargs=(linter.settings, None, False, project.facts())) as pool:
+    with _workers(jobs, linter.settings, None, False, project.facts()) as pool:
         chunk = max(1, len(files) // (jobs * 4))
         return list(pool.map(_fix_in_worker, [(path, text, codes, unsafe) for path, text, codes in files],
                              chunksize=chunk))

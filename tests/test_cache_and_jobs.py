@@ -430,3 +430,26 @@ def test_the_collector_is_on_after_a_run_and_stays_off_for_a_host_that_turned_it
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_file_that_does_not_parse_is_cached_as_its_reason_and_reported_alike_warm_or_cold(
+        project, tmp_path, capsys, analysed):
+    """The formats for programs show such a file as one more finding with no code; the cache keeps only the reason
+    (``error``: an entry's findings all have a code, as its schema says), so a warm run reads it back without a
+    complaint and reports the same."""
+    legacy = project / "pkg" / "legacy.py"
+    legacy.write_text('import torch\nprint "loss", loss\n', encoding="utf-8")
+    arguments = ["--verbose", "--exit-zero", "--output-format", "json", "--cache-dir", str(tmp_path / "cache"),
+                 str(project)]
+    cold = run_main(main, capsys, *arguments)
+    assert cold[0] == 0
+    assert [(Path(item["filename"]).name, item["code"]) for item in json.loads(cold[1]) if item["code"] is None] == [
+        ("legacy.py", None)]
+    entry = next(json.loads(path.read_text(encoding="utf-8")) for path in (tmp_path / "cache").glob("*/*.json")
+                 if json.loads(path.read_text(encoding="utf-8"))["path"].endswith("legacy.py"))
+    cache_module.check(cache_module.ENTRY, entry)
+    assert entry["result"]["diagnostics"] == []
+    assert entry["result"]["error"].startswith("Missing parentheses in call to 'print'")
+    analysed.clear()
+    assert run_main(main, capsys, *arguments) == cold  # nothing logged as ignored: the entry fits
+    assert analysed == []

@@ -2,7 +2,8 @@
 ``help``), each finding a result with its region and, where it has one, its fix as replacements.
 
 Columns count code points (``columnKind``), as the other formats' do; paths inside the current folder are given
-relative to it (``%SRCROOT%``), others as absolute file URIs.
+relative to it (``%SRCROOT%``), others as absolute file URIs. A file that could not be parsed is a result without
+a rule (as ruff gives its syntax errors), at the place the reason names.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..rule_pages import all_rules, page_uri
-from .model import Report, ReportOptions, Reported, relative_posix_path
+from .model import Report, ReportOptions, Reported, Unparsed, relative_posix_path
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SOURCE_ROOT = "%SRCROOT%"
@@ -41,7 +42,7 @@ def write_sarif(report: Report, stream: TextIO, options: ReportOptions) -> None:
         }},
         "columnKind": "unicodeCodePoints",
         "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path.cwd().as_uri() + "/"}},
-        "results": [_result(item, index) for item in report.findings],
+        "results": [*(_result(item, index) for item in report.findings), *map(_unparsed_result, report.unparsed)],
     }
     json.dump({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, stream, indent=2)
     stream.write("\n")
@@ -56,6 +57,11 @@ def _artifact(filename: str) -> dict[str, str]:
 
 def _region(start: tuple[int, int], end: tuple[int, int]) -> dict[str, int]:
     return {"startLine": start[0], "startColumn": start[1], "endLine": end[0], "endColumn": end[1]}
+
+
+def _unparsed_result(unparsed: Unparsed) -> dict[str, object]:
+    return {"level": "error", "message": {"text": unparsed.message}, "locations": [{"physicalLocation": {
+        "artifactLocation": _artifact(unparsed.filename), "region": _region(unparsed.position, unparsed.position)}}]}
 
 
 def _result(item: Reported, index: dict[str, int]) -> dict[str, object]:
