@@ -44,11 +44,11 @@ def test_a_legacy_constructor_fix_is_unsafe_where_another_module_sets_the_defaul
     root = PROJECTS / "defaults"
     path = root / "load_data.py"
     analysis = analyse_text(read_source(str(path)).text, str(path), context=LintContext(project=Project.at(root)))
-    (finding,) = [f for f in analysis.findings if f.code == "NPT003"]
+    (finding,) = [f for f in analysis.findings if f.code == "NPT009"]
     assert finding.fix is not None and finding.fix.applicability.value == "unsafe"
     assert "run.py" in finding.fix.title
     alone = analyse_text(read_source(str(path)).text, str(path))
-    (safe,) = [f for f in alone.findings if f.code == "NPT003"]
+    (safe,) = [f for f in alone.findings if f.code == "NPT009"]
     assert safe.fix is not None and safe.fix.applicability.value == "safe"
 
 
