@@ -172,10 +172,13 @@ def test_sarif_is_valid_against_the_official_schema_and_describes_every_rule(wri
     rules = run["tool"]["driver"]["rules"]
     assert [rule["id"] for rule in rules] == list(RULES_BY_CODE)
     for rule in rules:
-        assert rule["name"] == RULES_BY_CODE[rule["id"]].NAME
+        assert rule["name"] == RULES_BY_CODE[rule["id"]].name
         assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"]
-        assert rule["help"]["markdown"].startswith(f"# {rule['id']}: ")
-        assert rule["helpUri"].endswith(f"/{rule['id']}.md")
+        assert rule["help"]["markdown"] == (REPO / "docs" / "rules" / f"{rule['id']}.md").read_text(encoding="utf-8")
+        assert rule["defaultConfiguration"]["enabled"] is RULES_BY_CODE[rule["id"]].default
+    # no [project.urls] address: no links at all (a file: URI into the installed package opens nowhere else)
+    assert "helpUri" not in json.dumps(rules) and "informationUri" not in run["tool"]["driver"]
+    assert "file:" not in json.dumps(run["tool"])
     results = run["results"]
     first = results[0]
     assert first["ruleId"] == "NPT001" and rules[first["ruleIndex"]]["id"] == "NPT001"
@@ -233,15 +236,15 @@ def test_statistics_replace_the_findings_as_a_table_or_as_json(write, capsys):
     path = str(write("bad.py", BAD + "w.numpy()\n"))
     code, out, err = lint(capsys, "--statistics", path)
     assert code == 1 and err == ""
-    assert out.splitlines() == [f"    2  NPT001  {RULES_BY_CODE['NPT001'].SUMMARY}",
-                                f"    1  NPT003  {RULES_BY_CODE['NPT003'].SUMMARY}"]
+    assert out.splitlines() == [f"    2  NPT001  {RULES_BY_CODE['NPT001'].summary}",
+                                f"    1  NPT003  {RULES_BY_CODE['NPT003'].summary}"]
     code, out, err = lint(capsys, "--statistics", "--output-format", "json", path)
     assert code == 1 and err == ""
     assert json.loads(out) == [
         {"code": "NPT001", "name": "numpy-on-grad-tensor", "count": 2, "fixable": 2,
-         "summary": RULES_BY_CODE["NPT001"].SUMMARY},
+         "summary": RULES_BY_CODE["NPT001"].summary},
         {"code": "NPT003", "name": "torch-tensor-copies-ndarray", "count": 1, "fixable": 0,
-         "summary": RULES_BY_CODE["NPT003"].SUMMARY}]
+         "summary": RULES_BY_CODE["NPT003"].summary}]
     _, lines, _ = lint(capsys, "--statistics", "--output-format", "json-lines", path)
     assert [json.loads(line) for line in lines.splitlines()] == json.loads(out)
 
