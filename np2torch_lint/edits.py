@@ -7,8 +7,6 @@ the text as it is. The JSON and SARIF reports show them.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import Mapping
 
 import libcst as cst
@@ -18,23 +16,7 @@ from .fix_imports import Spelling
 from .fixer import edits_of_one_fix
 from .fixes import Edit, FixStyle
 from .positions import LineIndex, Span
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
-@dataclass(frozen=True, slots=True)
-class TextEdit:
-    """Replace the text from ``start`` to ``end`` with ``content``: (line, column), 1-based, ``end`` exclusive."""
-
-    content: str
-    start: tuple[int, int]
-    end: tuple[int, int]
-
-    def as_dict(self) -> dict[str, object]:
-        """Ruff's JSON shape: ``content``, ``location`` and ``end_location`` as ``{row, column}``."""
-        return {"content": self.content,
-                "location": {"row": self.start[0], "column": self.start[1]},
-                "end_location": {"row": self.end[0], "column": self.end[1]}}
+from .text_edits import TextEdit
 
 
 class FixEdits:
@@ -59,9 +41,3 @@ class FixEdits:
     def _position(self, offset: int) -> tuple[int, int]:
         where = self.lines.position(offset)
         return where.line, where.column + 1
-
-
-def source_lines(text: str) -> list[str]:
-    """The lines as Python and LibCST count them (``\\n``, ``\\r\\n`` or ``\\r`` ends a line; a form feed does not,
-    unlike ``str.splitlines``), each with its line ending."""
-    return _LINE.findall(text)

@@ -10,22 +10,22 @@ summaries of the modules it imports and the project facts.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Callable
 
-from .analysis.models import builtin_models
 from .config import Settings
 from .diagnostics import Applicability, Diagnostic, Fix
-from .edits import FixEdits, TextEdit
-from .engine import LintContext, analyse_text, collector_paused_for_files, garbage_collected_after
 from .files import SourceError
-from .fixer import FixError, fix_text
-from .fixes import FixStyle
+from .fix_style import FixStyle
+from .lint_context import LintContext
 from .project import Cache, Project, ProjectFacts, digest, settings_key
+from .text_edits import TextEdit
+
+# The engine, the fixer and the analysis (LibCST) are imported where a file is analysed or fixed: a run answered
+# from the cache never imports them, nor the process pool.
 
 #: below this many files to analyse, worker processes cost more than they save
 _PARALLEL_AT_LEAST = 8
@@ -98,7 +98,11 @@ class Linter:
     def for_settings(cls, settings: Settings, cache_dir: Path | None, use_cache: bool = True,
                      facts: ProjectFacts | None = None) -> Linter:
         """``facts``, when given, are the project facts another process already worked out."""
-        models = builtin_models().with_rows(settings.models, "[tool.np2torch-lint] models") if settings.models else None
+        models = None
+        if settings.models:
+            from .analysis.models import builtin_models
+
+            models = builtin_models().with_rows(settings.models, "[tool.np2torch-lint] models")
         cache = None
         if use_cache:
             folder = cache_dir if cache_dir is not None else settings.root / settings.cache_dir
@@ -139,6 +143,8 @@ class Linter:
         """One file's result analysed now, and cached (its summary with it, in one write)."""
         project = self.context.project
         assert project is not None
+        from .engine import garbage_collected_after
+
         project.linting.add(key[0])
         try:
             with garbage_collected_after():
@@ -150,6 +156,9 @@ class Linter:
         return result
 
     def _analysed(self, path: str, text: str, edits: bool) -> FileResult:
+        from .edits import FixEdits
+        from .engine import analyse_text
+
         style = self.settings.fix_style
         try:
             analysis = analyse_text(text, path, None, style, self.context)
@@ -173,8 +182,10 @@ class Linter:
         return FileResult(diagnostics, None, analysis.dependencies, self.facts_for(path), edits)
 
 
-def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: int) -> list[FileResult]:
-    """The results of ``(path, text)`` pairs, in their order; ``jobs`` > 1 analyses in worker processes."""
+def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: int,
+               progress: Callable[[int], None] = lambda done: None) -> list[FileResult]:
+    """The results of ``(path, text)`` pairs, in their order; ``jobs`` > 1 analyses in worker processes.
+    ``progress`` hears how many files are done, after each one analysed."""
     project = linter.context.project
     assert project is not None
     keys = [linter.known(path, text) for path, text in files]
@@ -187,25 +198,48 @@ def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: 
     outside = sorted(set(pending) - set(inside))
     if outside:  # files outside the project are linted on their own, in any order
         levels.append(outside)
+    done = len(files) - len(pending)
+    if not pending:
+        return results  # type: ignore[return-value]
+    from .engine import collector_paused_for_files
+
     if jobs <= 1 or len(pending) < _PARALLEL_AT_LEAST:
         project.linting.update(keys[index][0] for index in pending)
         with collector_paused_for_files() as file_done:
             for index in (index for level in levels for index in level):
                 results[index] = linter.analysed(*files[index], keys[index], edits)
                 file_done()
+                done += 1
+                progress(done)
         return results  # type: ignore[return-value]
-    context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
+    context, pool_class = _process_pool()
     cache_folder = linter.cache.root if linter.cache is not None else None
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
-                             initargs=(linter.settings, cache_folder, linter.cache is not None,
-                                       project.facts() if inside else None)) as pool:
+    with pool_class(jobs, mp_context=context, initializer=_start_worker,
+                    initargs=(linter.settings, cache_folder, linter.cache is not None,
+                              project.facts() if inside else None)) as pool:
         for level in levels:  # a level's summaries reach the next level's workers through the cache
             chunk = max(1, len(level) // (jobs * 4))
             answers = pool.map(_lint_in_worker, [(files[index][0], files[index][1], edits) for index in level],
                                chunksize=chunk)
             for index, data in zip(level, answers):
                 results[index] = FileResult.from_data(data)
+                done += 1
+                progress(done)
     return results  # type: ignore[return-value]
+
+
+def _process_pool() -> tuple[object, type]:
+    """The start method's context and the pool class (imported when a run needs workers).
+
+    The forkserver (and a spawned worker) starts as ``python -c ...`` in the current folder, which Python puts
+    first on ``sys.path``: a project with a folder named like a standard module (torch's own sources have
+    ``signal/``) would shadow it, and the process died importing multiprocessing. PYTHONSAFEPATH (Python 3.11)
+    keeps the folder off the path; the workers' ``sys.path`` is this process's, as before."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    os.environ.setdefault("PYTHONSAFEPATH", "1")
+    return multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver"), ProcessPoolExecutor
 
 
 _worker: Linter | None = None
@@ -239,6 +273,8 @@ class FixResult:
 
 def fix_file(context: LintContext, path: str, text: str, codes: frozenset[str], style: FixStyle,
              unsafe: bool) -> FixResult:
+    from .fixer import FixError, fix_text
+
     try:
         outcome = fix_text(text, path, codes, style, unsafe, context)
     except SourceError as error:
@@ -262,9 +298,9 @@ def fix_files(linter: Linter, files: list[tuple[str, str, frozenset[str]]], unsa
         return [fix_file(linter.context, path, text, codes, style, unsafe) for path, text, codes in files]
     project = linter.context.project
     assert project is not None
-    context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
-                             initargs=(linter.settings, None, False, project.facts())) as pool:
+    context, pool_class = _process_pool()
+    with pool_class(jobs, mp_context=context, initializer=_start_worker,
+                    initargs=(linter.settings, None, False, project.facts())) as pool:
         chunk = max(1, len(files) // (jobs * 4))
         return list(pool.map(_fix_in_worker, [(path, text, codes, unsafe) for path, text, codes in files],
                              chunksize=chunk))

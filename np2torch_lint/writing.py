@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import tempfile
 import time
 
 TEMPORARY_PREFIX = ".np2torch-fix-"
@@ -31,6 +30,8 @@ def replace_file(path: str | os.PathLike[str], data: bytes, prefix: str, *, dura
     """Write ``data`` to a temporary file (named ``prefix...tmp``) beside ``path`` and rename it over ``path``;
     the temporary file is removed when anything fails. ``durable``: on disk before the rename."""
     folder = os.path.dirname(os.path.abspath(path))
+    import tempfile  # (and shutil, random...) for writing only: a run answered from the cache writes nothing
+
     descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
     try:
         with os.fdopen(descriptor, "wb") as stream:

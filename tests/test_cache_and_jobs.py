@@ -355,3 +355,15 @@ def test_the_collector_is_on_after_a_run_and_stays_off_for_a_host_that_turned_it
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_worker_processes_start_in_a_project_with_a_folder_named_like_a_standard_module(tmp_path):
+    """The forkserver starts as ``python -c`` in the linted folder: its ``signal/`` must not shadow the standard
+    module (torch's own sources have one)."""
+    (tmp_path / "signal").mkdir()
+    (tmp_path / "signal" / "__init__.py").write_text("raise ImportError('the project folder, not the module')\n")
+    for n in range(10):  # enough files for worker processes to start
+        (tmp_path / f"m{n}.py").write_text("import torch\nw = torch.ones(2, requires_grad=True)\nw.numpy()\n")
+    result = run_command("np2torch-lint", "-j", "2", "--no-cache", ".", cwd=tmp_path)
+    assert result.returncode == 1 and b"Traceback" not in result.stderr, result.stderr[-2000:]
+    assert len(result.stdout.splitlines()) == 10
