@@ -10,13 +10,17 @@ import pytest
 
 from np2torch_lint.cli import lint_paths
 from np2torch_lint.config import RuleSelection, Settings, load_settings
+from np2torch_lint.rules import RULES, RULES_BY_CODE
 
 from helpers import FIXTURES, REPO, expected_findings, run_command
 
 
+OPT_IN = ",".join(rule.code for rule in RULES if not rule.default)
+
+
 def every_rule(settings: Settings) -> Settings:
-    """The settings with every rule selected, the opt-in ones (NPT009) too: each fixture marks all it expects."""
-    return dataclasses.replace(settings, selections=(*settings.selections, RuleSelection(select=("NPT", "NPT009"))))
+    """The settings with every rule selected, the opt-in ones too: each fixture marks all it expects."""
+    return dataclasses.replace(settings, selections=(*settings.selections, RuleSelection(select=tuple(RULES_BY_CODE))))
 
 
 FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))  # one per rule
@@ -66,8 +70,8 @@ def test_analysis_fixtures_hold_at_least_sixty_negative_cases():
 
 
 def test_cli_and_flake8_report_the_same_on_every_fixture():
-    lint = run_command("np2torch-lint", "--extend-select", "NPT009", "fixtures/")
-    flake8 = run_command("flake8", "--select", "NPT", "--extend-select", "NPT009", "fixtures/")
+    lint = run_command("np2torch-lint", "--extend-select", OPT_IN, "fixtures/")
+    flake8 = run_command("flake8", "--select", "NPT", "--extend-select", OPT_IN, "fixtures/")
     assert lint.returncode == 1, lint.stderr
     assert lint.stderr == b""
     lint_lines = sorted(lint.stdout.decode().splitlines())

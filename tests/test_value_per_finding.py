@@ -38,12 +38,13 @@ def test_a_legacy_constructors_cast_is_not_reported_by_default(write, capsys):
 
 
 def test_an_opt_in_rule_is_selected_by_its_code_never_by_a_prefix(write, capsys, tmp_path):
-    path = write("gan.py", CAST + "torch.tensor(np.zeros(3, dtype=np.float32))\n")
-    assert codes_reported(capsys, path, "--select", "NPT") == ["NPT003"]
-    assert codes_reported(capsys, path, "--select", "NPT0") == ["NPT003"]
+    path = write("gan.py", CAST + "torch.tensor(np.zeros(3, dtype=np.float32))\ntorch.tensor(np.zeros(3)).float()\n")
+    assert codes_reported(capsys, path) == ["NPT010"]  # the plain copy (NPT003) and the cast (NPT009) are opt-in
+    assert codes_reported(capsys, path, "--select", "NPT") == ["NPT010"]
+    assert codes_reported(capsys, path, "--select", "NPT0") == ["NPT010"]
     (tmp_path / "pyproject.toml").write_text('[tool.np2torch-lint]\nselect = ["NPT", "NPT009"]\n')
-    assert codes_reported(capsys, path) == ["NPT009", "NPT003"]
-    assert codes_reported(capsys, path, "--ignore", "NPT009") == ["NPT003"]
+    assert codes_reported(capsys, path) == ["NPT009", "NPT010"]
+    assert codes_reported(capsys, path, "--extend-select", "NPT003", "--ignore", "NPT009") == ["NPT003", "NPT010"]
 
 
 @pytest.mark.parametrize(("options", "expected"), [
@@ -103,11 +104,11 @@ def test_the_size_of_a_copy_comes_from_the_shape_and_dtype_the_code_says(made, s
     assert f" array ({size}) into float32" in message
 
 
-def test_a_float64_default_is_left_to_npt004_unless_a_dtype_is_decided_after():
+def test_a_float64_default_is_left_to_npt004_and_a_float64_cast_later_to_npt010():
     undecided = HEADER + "t = torch.tensor(np.linspace(0, 1, 100))\n"
     assert [f.code for f in analyse_text(undecided, "x.py").findings] == ["NPT004"]
     decided = HEADER + "t = torch.tensor(np.linspace(0, 1, 100)).float()\n"  # two copies where one would do
-    assert [f.code for f in analyse_text(decided, "x.py").findings] == ["NPT003"]
+    assert [f.code for f in analyse_text(decided, "x.py").findings] == ["NPT010"]
     default_changed = "torch.set_default_dtype(torch.float64)\n" + undecided.split("\n", 2)[2]
     assert [f.code for f in analyse_text(HEADER + default_changed, "x.py").findings] == ["NPT003"]
 

@@ -36,8 +36,8 @@ CHECKOUT = HERE.parents[1]
 DEFAULT_MIRROR = Path("/work/.mirror")
 
 RULES = ("NPT001", "NPT002", "NPT003", "NPT004", "NPT005", "NPT006", "NPT007", "NPT008",
-         "NPT009")  # a row each, even empty
-OPT_IN = ("NPT009",)  # rules outside the default selection: scored too, so selected for the run
+         "NPT009", "NPT010")  # a row each, even empty
+OPT_IN = ("NPT003", "NPT009")  # rules outside the default selection: scored too, so selected for the run
 VERDICTS = ("bug", "not-a-bug", "unknown")
 # Where the evidence for a verdict sits, from the cheapest for an analysis to follow to the dearest.
 EVIDENCE_CATEGORIES = ("local", "call-in-file", "annotation", "module-attribute", "library-model",

@@ -36,8 +36,10 @@ RULES: tuple[Rule, ...] = (
     Rule("NPT001", "numpy-on-grad-tensor", "tensor that may require grad converted to NumPy without .detach()"),
     Rule("NPT002", "numpy-on-accelerator-tensor",
          "tensor that may be on an accelerator converted to NumPy without .cpu()"),
+    # off by default: on 48 real projects, of 24 such copies (NPT010's aside) one was worth changing; the others copied
+    # a few rewards per step, a 3x3 transform, buffers built once (docs/rules/NPT003.md)
     Rule("NPT003", "torch-tensor-copies-ndarray",
-         "torch.tensor(ndarray) makes a full copy where from_numpy/as_tensor share memory"),
+         "torch.tensor(ndarray) makes a full copy where from_numpy/as_tensor share memory", default=False),
     Rule("NPT004", "float64-default-into-torch",
          "NumPy's default float64 becomes a float64 tensor with no dtype decision"),
     Rule("NPT005", "per-item-device-transfer",
@@ -53,6 +55,8 @@ RULES: tuple[Rule, ...] = (
     Rule("NPT009", "legacy-constructor-casts-ndarray",
          "a legacy constructor (torch.FloatTensor(a), ...) silently casts an array of another dtype",
          default=False),
+    Rule("NPT010", "torch-tensor-copies-then-casts",
+         "torch.tensor() copies NumPy's float64 array, then a dtype chosen later copies it again"),
 )
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}
 DEFAULT_CODES: tuple[str, ...] = tuple(rule.code for rule in RULES if rule.default)
