@@ -13,12 +13,13 @@ left), 2 a usage or configuration error, or a file that could not be read, parse
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TextIO
+from typing import TYPE_CHECKING, Callable, Iterator, TextIO
 
 from . import __version__
 from .fix_style import FixStyle
@@ -110,6 +111,8 @@ def build_parser(fixing: bool = False) -> argparse.ArgumentParser:
     running.add_argument("--no-cache", action="store_true",
                          help="read and write no cache (default: .np2torch_lint_cache/ beside the configuration)")
     running.add_argument("--cache-dir", metavar="PATH", type=Path, help="where the cache lives")
+    running.add_argument("-v", "--verbose", action="store_true",
+                         help="also say on stderr what the run did not trust (cache entries it ignored and rewrote)")
 
     configuration = parser.add_argument_group("configuration")
     configuration.add_argument("--config", metavar="PATH", type=Path,
@@ -235,6 +238,29 @@ def fix_main(argv: list[str] | None = None) -> int:
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, fixing: bool) -> int:
+    with _log_on_stderr(args.verbose):
+        return _run_command(parser, args, fixing)
+
+
+@contextlib.contextmanager
+def _log_on_stderr(verbose: bool) -> Iterator[None]:
+    """``--verbose``: the package's log lines (``np2torch-lint: ...``) on stderr for this run."""
+    if not verbose:
+        yield
+        return
+    import logging  # only for --verbose (start-up time)
+
+    log, handler = logging.getLogger("np2torch_lint"), logging.StreamHandler(sys.stderr)
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(logging.NOTSET)
+
+
+def _run_command(parser: argparse.ArgumentParser, args: argparse.Namespace, fixing: bool) -> int:
     from .config import ConfigError
 
     output_format = ALIASES.get(args.output_format, args.output_format)

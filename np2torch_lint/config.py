@@ -35,6 +35,8 @@ KNOWN_KEYS = ("select", "ignore", "exclude", "include", "extend-include", "per-f
               "respect-gitignore", "force-exclude", "src", "models", "cache-dir")
 _CODE_PREFIX = re.compile(r"^[A-Z]{1,3}[0-9]{0,3}$")
 CODE_HINT = "like NPT001, or a prefix like NPT"
+#: the deepest any setting nests (``per-file-ignores``: a table of lists), for the message about deeper TOML
+_MAX_SETTING_NESTING = 3
 
 
 class ConfigError(Exception):
@@ -115,18 +117,19 @@ class Settings:
 
 def parse_codes(value: object, where: str, *, command_line: bool = False, allow_empty: bool = True
                 ) -> tuple[str, ...]:
-    """A list of rule codes from the file, or the command line's comma-separated string -> validated prefixes.
+    """A list of rule codes from the file, or the command line's comma-separated string -> validated prefixes
+    (``allow_empty=False``: at least one, as ``select`` needs).
 
     Raises ``ConfigError`` naming ``where`` (``--select``, or the file and key) for each code that is wrong.
     """
     if command_line and isinstance(value, str):
         items: list[object] = [item for item in value.split(",") if item.strip()]
-        if not items and not allow_empty:
-            raise ConfigError(f"{where}: no rule codes given ({CODE_HINT})")
     elif isinstance(value, list):
         items = value
     else:
         raise ConfigError(f"{where}: expected a list of rule codes, got {_describe(value)}{_list_hint(value)}")
+    if not items and not allow_empty:  # an empty ``select`` would silently turn every rule off
+        raise ConfigError(f"{where}: no rule codes given ({CODE_HINT})")
     codes, problems = [], []
     for item in items:
         if not isinstance(item, str):
@@ -195,6 +198,9 @@ def _load_toml(path: Path, text: str | None = None) -> dict:
         return tomllib.loads(path.read_text(encoding="utf-8") if text is None else text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{display_path(path)}: cannot read it as TOML: {error}") from None
+    except RecursionError:  # tomllib reads nested arrays and inline tables by recursion
+        raise ConfigError(f"{display_path(path)}: cannot read it as TOML: arrays or tables nested too deeply "
+                          f"(no setting nests more than {_MAX_SETTING_NESTING} levels)") from None
 
 
 def load_settings(pyproject: Path | None) -> Settings:
@@ -208,7 +214,7 @@ def load_settings(pyproject: Path | None) -> Settings:
         raise ConfigError(f"{where}: expected a table, got {_describe(table)}")
     reader = _TableReader(table, where)
     include = reader.strings("include")
-    selection = RuleSelection(select=reader.codes("select") if "select" in table else None,
+    selection = RuleSelection(select=reader.codes("select", allow_empty=False) if "select" in table else None,
                               ignore=reader.codes("ignore") or ())
     settings = Settings(
         selections=(DEFAULT_SELECTION, selection),
@@ -245,12 +251,12 @@ class _TableReader:
     def _wrong(self, key: str, expected: str, value: object, hint: str = "") -> None:
         self.problems.append(f"{self.where} {key}: expected {expected}, got {_describe(value)}{hint}")
 
-    def codes(self, key: str) -> tuple[str, ...] | None:
+    def codes(self, key: str, allow_empty: bool = True) -> tuple[str, ...] | None:
         value = self._get(key)
         if value is None:
             return None
         try:
-            return parse_codes(value, f"{self.where} {key}")
+            return parse_codes(value, f"{self.where} {key}", allow_empty=allow_empty)
         except ConfigError as error:
             self.problems.extend(error.problems)
             return None

@@ -20,7 +20,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from .diagnostics import Diagnostic, Finding
-from .files import SourceError
+from .files import SourceError, line_and_column
 from .fixes import FixStyle
 from .lint_context import LintContext
 from .analysis import Facts, analyze
@@ -38,6 +38,7 @@ T = TypeVar("T")
 # Python's own parser first, and parsing runs on a thread with a large stack.
 MAX_SOURCE_CHARS = 10 * 2**20
 MAX_NESTING = 1000
+MAX_CHAIN_TERMS = 3000  # ``a + a + ... + a``: about what CPython compiles (with its default recursion limit)
 _DEEP_STACK_BYTES = 512 * 2**20
 _LONG_STRETCH = 2000
 _BRACKET = re.compile(r"[][(){}]")
@@ -70,6 +71,10 @@ def parse(text: str) -> cst.Module:
         raise SourceError(_syntax_error_reason(text, error)) from None
     except (RecursionError, MemoryError) as error:  # pathological nesting or size
         raise SourceError(f"too deeply nested or too large to parse ({type(error).__name__})") from None
+    except UnicodeEncodeError as error:  # a lone surrogate, from an editor's or a notebook's JSON
+        line, column = line_and_column(text, error.start)
+        raise SourceError(f"a lone surrogate (\\u{ord(text[error.start]):04x}) at {line}:{column}, which Python "
+                          "source cannot hold") from None
 
 
 def _syntax_error_reason(text: str, error: cst.ParserSyntaxError) -> str:
@@ -98,9 +103,12 @@ def _refuse_what_would_crash_the_parser(text: str) -> None:
         raise SourceError(f"{error.msg} at {error.lineno}:{error.offset}") from None
     except (RecursionError, MemoryError, ValueError) as error:
         raise SourceError(f"too deeply nested to parse ({type(error).__name__})") from None
-    nesting = _ast_depth(tree)
+    nesting, terms = _ast_depth(tree)
     if nesting > MAX_NESTING:
         raise SourceError(f"nested {nesting} levels deep; np2torch-lint parses at most {MAX_NESTING}")
+    if terms > MAX_CHAIN_TERMS:
+        raise SourceError(f"a chain of {terms} operands; np2torch-lint parses at most {MAX_CHAIN_TERMS}, as "
+                          "Python compiles")
 
 
 def _could_hide_deep_code(text: str) -> bool:
@@ -146,22 +154,55 @@ def _python_parse(text: str) -> ast.Module:
         return compile(text, "<file>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
 
 
-def _ast_depth(tree: ast.AST) -> int:
-    """How deeply expressions and blocks nest; an ``elif`` adds no level (LibCST parses chains of 20,000)."""
-    deepest = 0
-    stack = [(tree, 1)]
+def _ast_depth(tree: ast.AST) -> tuple[int, int]:
+    """How deeply expressions and blocks nest, and the most terms of one chain of binary operators.
+
+    The next link of a flat chain adds no level of nesting: an ``elif`` (LibCST parses chains of 20,000), or an
+    operand of a binary operation inside another (``a + a + ... + a``, which Python compiles up to about 3,000
+    terms and LibCST parses in time quadratic in the terms: that is their own limit). Brackets, which do nest,
+    stop at 200 in Python's parser; method chains (``x.a().b()``) nest: LibCST takes minutes over a few thousand
+    links."""
+    deepest = longest = 0
+    stack = [(tree, 1, 1)]
     while stack:
-        node, depth = stack.pop()
-        if depth > deepest:
-            deepest = depth
+        node, depth, terms = stack.pop()
+        deepest, longest = max(deepest, depth), max(longest, terms)
         for child in ast.iter_child_nodes(node):
-            is_elif = isinstance(child, ast.If) and isinstance(node, ast.If) and node.orelse == [child]
-            stack.append((child, depth if is_elif else depth + 1))
-    return deepest
+            if isinstance(child, ast.BinOp) and isinstance(node, ast.BinOp):
+                stack.append((child, depth, terms + 1))
+            elif isinstance(child, ast.If) and isinstance(node, ast.If) and node.orelse == [child]:
+                stack.append((child, depth, 1))
+            else:
+                stack.append((child, depth + 1, 1))
+    return deepest, longest + 1  # n operators join n + 1 terms
+
+
+_deep_stack_lock = threading.Lock()
+_deep_stack_threads = 0  # how many run now (the language server lints documents on threads of their own)
+_deep_stack_restore = [0]  # the recursion limit from before the first of them
+
+
+@contextmanager
+def _deep_recursion_allowed() -> Iterator[None]:
+    """A high recursion limit while any deep-stack thread runs (the limit is the process's, not a thread's)."""
+    global _deep_stack_threads
+    with _deep_stack_lock:
+        if _deep_stack_threads == 0:
+            _deep_stack_restore[0] = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_deep_stack_restore[0], 50_000))
+        _deep_stack_threads += 1
+    try:
+        yield
+    finally:
+        with _deep_stack_lock:
+            _deep_stack_threads -= 1
+            if _deep_stack_threads == 0:
+                sys.setrecursionlimit(_deep_stack_restore[0])
 
 
 def run_with_deep_stack(function: Callable[..., T], *args: object) -> T:
-    """Call ``function`` on a thread with a large C stack and a high recursion limit, and return its result."""
+    """Call ``function`` on a thread with a large C stack and a high recursion limit, and return its result (from
+    any number of threads at once: the limit is raised while any runs)."""
     outcome: list = []
 
     def target() -> None:
@@ -179,16 +220,15 @@ def run_with_deep_stack(function: Callable[..., T], *args: object) -> T:
             if collecting:
                 gc.enable()
 
-    previous_limit = sys.getrecursionlimit()
-    previous_size = threading.stack_size(_DEEP_STACK_BYTES)
-    sys.setrecursionlimit(max(previous_limit, 50_000))
-    try:
-        thread = threading.Thread(target=target, name="np2torch-lint-parse")
-        thread.start()
+    with _deep_recursion_allowed():
+        with _deep_stack_lock:  # the stack size is the process's: set for this thread's start only
+            previous_size = threading.stack_size(_DEEP_STACK_BYTES)
+            try:
+                thread = threading.Thread(target=target, name="np2torch-lint-parse")
+                thread.start()
+            finally:
+                threading.stack_size(previous_size)
         thread.join()
-    finally:
-        threading.stack_size(previous_size)
-        sys.setrecursionlimit(previous_limit)
     ok, value = outcome[0]
     if not ok:
         raise value

@@ -61,12 +61,17 @@ def decode_source(data: bytes) -> Source:
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        line, column = line_and_column(data, error.start)
         raise SourceError(f"not valid {encoding}: {error.reason} at {line}:{column}") from None
     except LookupError as error:
         raise SourceError(str(error)) from None
     return Source(text, encoding)
+
+
+def line_and_column(text: str | bytes, offset: int) -> tuple[int, int]:
+    """The 1-based line and column of an offset into a text (or its bytes), for messages."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    return text.count(newline, 0, offset) + 1, offset - (text.rfind(newline, 0, offset) + 1) + 1  # type: ignore
 
 
 def read_source(path: str) -> Source:

@@ -4,7 +4,9 @@
 flake8 7 only reads a ``# noqa`` on the reported line of a bracketed multi-line statement, while
 ``np2torch-lint`` lets it stand on any line of the statement, so the plugin drops what such a comment covers
 (unless flake8 runs with ``--disable-noqa``). A file LibCST cannot parse yields nothing: flake8 reports its
-own E999 for syntax errors.
+own E999 for syntax errors. A ``[tool.np2torch-lint]`` table np2torch-lint would refuse stops the run the way
+flake8 stops for its own configuration errors (``ExecutionError``: its message, no traceback, exit 1), checked
+once for the paths flake8 was given before any file is read.
 
 Installed, the plugin is loaded by every flake8 run, so it costs nothing unless an NPT code is selected: this
 module imports only flake8 at load time, the engine (LibCST and the analysis) on the first file it lints, and
@@ -47,6 +49,10 @@ class Np2TorchChecker:
                                  and code in decisions.selected_explicitly)
         cls.any_selected = any(decisions.decision_for(code) is Decision.Selected for code in CODES
                                if code not in OPT_IN or code in cls.opted_in)
+        if cls.any_selected:
+            for name in getattr(options, "filenames", None) or ["."]:
+                if name not in ("-", "stdin"):
+                    _settings_around(name)
 
     # flake8 passes plugin arguments by parameter name; keyword-only parameters would be silently ignored.
     def __init__(self, tree: ast.AST, filename: str, lines: list[str]) -> None:
@@ -88,21 +94,31 @@ _linters: dict[object, object] = {}
 
 def _linter_for(filename: str):  # -> jobs.Linter | None, imported lazily like the engine
     """The linter of the project a file belongs to (its nearest ``[tool.np2torch-lint]``), one per project and
-    process; None for standard input. A configuration np2torch-lint would refuse gives the defaults here: flake8
-    is not the place to report it."""
+    process; None for standard input."""
     from pathlib import Path
 
-    from .config import ConfigError, find_pyproject, load_settings
     from .jobs import Linter
 
-    path = Path(filename)
-    if filename in ("-", "stdin") or not path.is_file():
+    if filename in ("-", "stdin") or not Path(filename).is_file():
         return None
-    pyproject = find_pyproject(path.parent)
+    pyproject, settings = _settings_around(filename)
     if pyproject not in _linters:
-        try:
-            settings = load_settings(pyproject)
-        except ConfigError:
-            settings = load_settings(None)
         _linters[pyproject] = Linter.for_settings(settings, None, use_cache=True)
     return _linters[pyproject]
+
+
+def _settings_around(name: str):  # -> (the pyproject.toml or None, config.Settings)
+    """The settings of the project around a file or folder; flake8's ``ExecutionError`` for a configuration
+    np2torch-lint refuses (flake8 prints it on its own, with no traceback, and exits 1)."""
+    from pathlib import Path
+
+    from flake8.exceptions import ExecutionError
+
+    from .config import ConfigError, find_pyproject, load_settings
+
+    path = Path(name)
+    try:
+        pyproject = find_pyproject(path if path.is_dir() else path.parent)
+        return pyproject, load_settings(pyproject)
+    except ConfigError as error:
+        raise ExecutionError(f"np2torch-lint: {error}") from None

@@ -3,19 +3,26 @@
 Diagnostics on open, on save and, debounced, on change; quick fixes ("Fix NPT001: ...", unsafe ones labelled),
 "Disable NPT001 for this line", a "fix all safe" source action and the ``np2torch-lint.fixAll`` command. Each
 document is linted with the settings of the nearest ``pyproject.toml`` holding ``[tool.np2torch-lint]``, through
-the engine's and the fixer's public functions, one document at a time on a worker thread so the server keeps
-answering. A document that does not parse loses its diagnostics and gets one line in the client's log.
-Needs the ``[lsp]`` extra (pygls).
+the engine's and the fixer's public functions, off the message loop: each document on a thread of its own, so a
+big file holds up neither a small one nor ``shutdown``. One lint of a document runs at a time; versions that came
+meanwhile are dropped but the newest, which runs next, and a result for a version that is no longer current is
+never published. Each running lint has a project context (its modules' summaries) of its own, from a pool, since
+a project is not shared between threads. Positions come from one line index per linted text. A document that
+does not parse loses its diagnostics and gets one line in the client's log. The JSON-RPC side (framing, errors
+for every request) is ``server_transport``. Needs the ``[lsp]`` extra (pygls).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Iterator
 
 from . import __version__
 
@@ -43,7 +50,14 @@ def main(argv: list[str] | None = None) -> int:
         print("np2torch-lint server: speaking LSP on standard input and output (an editor starts this)",
               file=sys.stderr)
     server.start_io()
-    return 0
+    # lints may still run on their threads (``shutdown`` does not wait for them): end without tearing the
+    # interpreter down under them
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # ``exit`` closed standard output
+            pass
+    os._exit(server.exit_code)
 
 
 @dataclass(frozen=True)
@@ -67,12 +81,14 @@ class Linted:
     style: object  # fixes.FixStyle
     diagnostics: list  # list[diagnostics.Diagnostic]
     problem: str | None  # why it could not be linted, or a settings problem, for the log
-    context: object = None  # engine.LintContext: the document's project (its other modules, project facts)
+    settings: object = None  # config.Settings: where the document's project context comes from
+    path: str | None = None  # the file's path; None for an unsaved document, linted on its own
+    #: the text's lines, split once: every position of the document is converted with them
+    lines: list[str] = field(default_factory=list)
 
 
 def build_server():  # -> pygls LanguageServer; pygls is imported here, never on the plain linter's path
     from lsprotocol import types
-    from pygls.lsp.server import LanguageServer
     from pygls.uris import to_fs_path
     from urllib.parse import unquote
 
@@ -84,12 +100,14 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
     from .files import SourceError, matches_any, relative_to
     from .noqa import filter_suppressed
     from .notebooks.magics import split_lines
+    from .server_transport import Server
 
-    server = LanguageServer(SOURCE, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
-    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="np2torch-lint")
+    server = Server(SOURCE, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
     pending: dict[str, asyncio.TimerHandle] = {}
     latest: dict[str, Linted] = {}
     logged: dict[str, str] = {}
+    linting: dict[str, asyncio.Event] = {}  # documents being linted now: set when the lint is over
+    stopping = threading.Event()
 
     def log_once(uri: str, message: str | None) -> None:
         """One line in the client's log when a document's problem changes, not one per keystroke."""
@@ -106,29 +124,41 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
         except ConfigError as error:
             return Settings(), f"np2torch-lint: {error}; using the default settings"
 
-    linters: dict = {}
+    free_linters: dict = {}  # settings' source -> the project contexts no thread uses now
+    linters_lock = threading.Lock()
 
-    def context_for(settings: Settings, path: str | None):
-        """The project of the workspace file (with the CLI's cache when it exists); None for unsaved documents."""
-        if path is None:
-            return None
-        if settings.source not in linters:
-            cache_folder = settings.root / settings.cache_dir
-            linters[settings.source] = Linter.for_settings(settings, None, use_cache=cache_folder.is_dir())
-        return linters[settings.source].context
+    @contextmanager
+    def project_context(settings: Settings, path: str | None) -> Iterator[object]:
+        """A project context of the workspace file (with the CLI's cache when it exists) that no other thread uses
+        meanwhile: one made before, or a new one; None for unsaved documents."""
+        linter = None
+        if path is not None:
+            with linters_lock:
+                free = free_linters.setdefault(settings.source, [])
+                linter = free.pop() if free else None
+            if linter is None:
+                cache_folder = settings.root / settings.cache_dir
+                linter = Linter.for_settings(settings, None, use_cache=cache_folder.is_dir())
+        try:
+            yield linter.context if linter is not None else None
+        finally:
+            if linter is not None:
+                with linters_lock:
+                    free_linters[settings.source].append(linter)
 
     def lint_snapshot(uri: str, version: int | None, text: str) -> Linted:
         path = to_fs_path(uri)
         name = path or uri
         settings, config_problem = settings_for(path)
-        context = context_for(settings, path)
         relative = relative_to(path, settings.root) if path else None
         codes = settings.enabled_codes(relative)
         if relative is not None and settings.exclude and matches_any(relative, settings.exclude):
             codes = frozenset()
-        snapshot = Linted(version, text, name, codes, settings.fix_style, [], config_problem, context)
+        snapshot = Linted(version, text, name, codes, settings.fix_style, [], config_problem, settings, path,
+                          split_lines(text))
         try:
-            found = lint_text(text, name, codes, settings.fix_style, context)
+            with project_context(settings, path) as context:
+                found = lint_text(text, name, codes, settings.fix_style, context)
         except SourceError as error:
             return replace(snapshot, problem=f"{name}: could not parse: {error}")
         except Exception as error:  # noqa: BLE001 - a bug of ours must not take the editor's server down
@@ -147,16 +177,32 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
     def snapshot(document) -> Snapshot:
         return Snapshot(document.uri, document.version, document.source, document.position_codec)
 
-    def in_worker(function, *args):
-        """Analysis runs on the one worker thread: never two at once (the parser's deep-stack settings are global)."""
-        return asyncio.get_running_loop().run_in_executor(worker, function, *args)
+    def in_thread(function, *args) -> asyncio.Future:
+        """``function(*args)`` on a thread of its own, off the message loop (a daemon: exiting never waits for it)."""
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+
+        def settle(ok: bool, value: object) -> None:
+            if not future.done():
+                (future.set_result if ok else future.set_exception)(value)
+
+        def run() -> None:
+            try:
+                outcome = (True, function(*args))
+            except BaseException as error:  # noqa: BLE001 - handed to the loop
+                outcome = (False, error)
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(settle, *outcome)
+
+        threading.Thread(target=run, name="np2torch-lint", daemon=True).start()
+        return future
 
     def to_lsp(codec, linted: Linted, diagnostic) -> types.Diagnostic:
         codec_range = code_points_range(diagnostic.line, diagnostic.column, diagnostic.end_line,
                                         diagnostic.end_column)
         page = rule_page_uri(diagnostic.code)
         return types.Diagnostic(
-            range=codec.range_to_client_units(split_lines(linted.text), codec_range),
+            range=codec.range_to_client_units(linted.lines, codec_range),
             message=diagnostic.message,
             severity=types.DiagnosticSeverity.Warning,
             code=diagnostic.code,
@@ -165,18 +211,39 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
             data={"fix": None if diagnostic.fix is None else diagnostic.fix.applicability.value},
         )
 
+    def linted_for_publishing(uri: str, version: int | None, text: str, codec) -> tuple[Linted, list]:
+        linted = lint_snapshot(uri, version, text)
+        return linted, [to_lsp(codec, linted, d) for d in linted.diagnostics]
+
     async def lint_and_publish(uri: str) -> None:
         pending.pop(uri, None)
+        running = linting.get(uri)
+        if running is not None:  # one lint of a document at a time: the newest version runs when it is over
+            await running.wait()
+            if linting.get(uri) is not None:
+                return  # another waiter for this document went first and lints its newest version
         document = open_document(uri)
-        if document is None or not is_python(document):
+        if document is None or not is_python(document) or stopping.is_set():
             return
-        linted = await in_worker(lint_snapshot, uri, document.version, document.source)
-        current = open_document(uri)
-        if current is None or current.version != linted.version:
-            return  # closed, or changed while linting: the newer text has its own run coming
+        done = linting[uri] = asyncio.Event()
+        try:
+            while True:
+                already = latest.get(uri)
+                if already is not None and already.version == document.version and already.text == document.source:
+                    return  # linted and published already
+                linted, diagnostics = await in_thread(linted_for_publishing, uri, document.version,
+                                                      document.source, document.position_codec)
+                current = open_document(uri)
+                if stopping.is_set() or current is None:
+                    return
+                if current.version == linted.version and current.source == linted.text:
+                    break
+                document = current  # changed while linting: that result is stale, the newest text is linted
+        finally:
+            del linting[uri]
+            done.set()
         latest[uri] = linted
         log_once(uri, linted.problem)
-        diagnostics = [to_lsp(current.position_codec, linted, d) for d in linted.diagnostics]
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=linted.version, diagnostics=diagnostics))
 
@@ -210,7 +277,7 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def workspace_edit(document: Snapshot, edits: list[LineEdit]) -> types.WorkspaceEdit:
-        lines = split_lines(document.text)
+        lines = split_lines(document.text)  # once per edit, not per line edited
         text_edits = []
         for first, last, replacement in edits:
             # whole lines: from the start of ``first`` to the start of ``last`` (or the end of the text)
@@ -235,14 +302,18 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
         document = open_document(params.text_document.uri)
         if document is None or not is_python(document):
             return []
-        return await in_worker(actions_for, snapshot(document), params)
+        return await in_thread(actions_for, snapshot(document), params)
 
     def actions_for(document: Snapshot, params: types.CodeActionParams) -> list[types.CodeAction]:
         linted = current_lint(document)
+        with project_context(linted.settings, linted.path) as context:  # type: ignore[arg-type]
+            return actions_of(document, linted, params, context)
+
+    def actions_of(document: Snapshot, linted: Linted, params: types.CodeActionParams,
+                   context: object) -> list[types.CodeAction]:
         wanted = params.context.only
         actions: list[types.CodeAction] = []
-        lines = split_lines(linted.text)
-        asked = document.codec.range_from_client_units(lines, params.range)
+        asked = document.codec.range_from_client_units(linted.lines, params.range)
         asked_lines = range(asked.start.line + 1, asked.end.line + 2)
         if wanted is None or any(kind.startswith(types.CodeActionKind.QuickFix) for kind in wanted):
             for diagnostic in linted.diagnostics:
@@ -250,7 +321,7 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
                     continue
                 lsp_diagnostic = to_lsp(document.codec, linted, diagnostic)
                 if diagnostic.fix is not None:
-                    edits = fix_one_edits(linted.text, linted.name, diagnostic, linted.style, linted.context)
+                    edits = fix_one_edits(linted.text, linted.name, diagnostic, linted.style, context)
                     if edits:
                         unsafe = diagnostic.fix.applicability is Applicability.UNSAFE
                         actions.append(types.CodeAction(
@@ -263,7 +334,7 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
                     edit=workspace_edit(document, [noqa_edit(linted.text, diagnostic)])))
         if wanted is None or any(FIX_ALL_KIND.startswith(kind) for kind in wanted):
             if any(d.fix is not None and d.fix.applicability is Applicability.SAFE for d in linted.diagnostics):
-                edits = fix_all_edits(linted.text, linted.name, linted.codes, linted.style, context=linted.context)
+                edits = fix_all_edits(linted.text, linted.name, linted.codes, linted.style, context=context)
                 if edits:
                     actions.append(types.CodeAction(
                         title="Fix all safe np2torch-lint findings", kind=FIX_ALL_KIND,
@@ -280,9 +351,10 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
 
         def safe_fixes() -> list[LineEdit]:
             linted = current_lint(snap)
-            return fix_all_edits(linted.text, linted.name, linted.codes, linted.style, context=linted.context)
+            with project_context(linted.settings, linted.path) as context:  # type: ignore[arg-type]
+                return fix_all_edits(linted.text, linted.name, linted.codes, linted.style, context=context)
 
-        edits = await in_worker(safe_fixes)
+        edits = await in_thread(safe_fixes)
         if not edits:
             return False
         result = await server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
@@ -291,9 +363,10 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
 
     @server.feature(types.SHUTDOWN)
     def shutdown(_: None) -> None:
+        """Answered at once: lints still running are left to end on their threads, and publish nothing."""
+        stopping.set()
         for handle in pending.values():
             handle.cancel()
-        worker.shutdown(wait=True, cancel_futures=True)
 
     return server
 

@@ -106,6 +106,34 @@ def test_moderately_deep_valid_code_is_still_linted(write, capsys):
     assert code == 1 and ":4:1: NPT001" in out
 
 
+@pytest.mark.parametrize("operator", ["+", "*", "|", "**"])
+def test_a_long_flat_chain_of_operators_that_python_compiles_is_linted(write, capsys, operator):
+    terms = f" {operator} ".join(["w"] * 1000)
+    compile(terms, "<chain>", "eval")  # CPython takes it
+    chain = f"import torch\nw = torch.ones(3, requires_grad=True)\ny = {terms}\ny.numpy()\n"
+    code, out, err = lint(capsys, write("chain.py", chain))
+    assert (code, err) == (1, []) and ":4:1: NPT001" in out
+
+
+def test_real_nesting_deeper_than_the_limit_is_still_refused(write, capsys):
+    deep = write("deep.py", "import torch\nx = " + "not " * 1100 + "w\n")
+    code, _, err = lint(capsys, deep)
+    assert code == 2 and err == [f"{deep}: could not parse: nested 1104 levels deep; np2torch-lint parses at most 1000"]
+
+
+def test_a_chain_longer_than_python_compiles_is_refused_with_its_length(write, capsys):
+    long = write("long.py", "import torch\nx = " + " + ".join(["w"] * 3500) + "\n")
+    code, _, err = lint(capsys, long)
+    assert code == 2 and err == [f"{long}: could not parse: a chain of 3500 operands; np2torch-lint parses at most "
+                                 "3000, as Python compiles"]
+
+
+def test_text_with_a_lone_surrogate_is_a_message_not_a_crash():
+    with pytest.raises(engine.SourceError, match=r"^a lone surrogate \(\\ud800\) at 2:6, which Python source cannot "
+                                                 r"hold$"):
+        engine.lint_text("import torch\nx = '\ud800'\n", "editor.py")
+
+
 def test_a_broken_notebook_gets_one_clear_line_and_is_left_alone(write, capsys):
     notebook = write("nb.ipynb", '{"cells": [{"source": ["import torch\\n", "w.numpy()"]}]')
     before = notebook.read_bytes()
@@ -133,3 +161,50 @@ def test_syntax_this_python_lacks_but_libcst_parses_is_not_an_error(write, capsy
     """Python's own parser checks files without torch cheaply; LibCST, which knows newer syntax, has the last word."""
     newer = write("newer.py", "type Alias = list[int]\n\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n")
     assert lint(capsys, newer) == (0, "", [])
+
+
+class _TooMuchWork(Exception):
+    pass
+
+
+def _values_made(monkeypatch, text: str, budget: int = 200_000) -> int:
+    """How many abstract values the analysis of ``text`` makes (stopping past ``budget``)."""
+    from np2torch_lint.analysis import values
+
+    made = 0
+    plain_init, plain_copy = values.Value.__init__, values._copy_with_changes
+
+    def count() -> None:
+        nonlocal made
+        made += 1
+        if made > budget:
+            raise _TooMuchWork
+
+    def counting_init(self, *args, **kwargs):
+        count()
+        plain_init(self, *args, **kwargs)
+
+    def counting_copy(value, changes):
+        count()
+        return plain_copy(value, changes)
+
+    monkeypatch.setattr(values.Value, "__init__", counting_init)
+    monkeypatch.setattr(values, "_copy_with_changes", counting_copy)
+    try:
+        engine.lint_text(text, "doubling.py")
+    finally:
+        monkeypatch.undo()
+    return made
+
+
+@pytest.mark.parametrize("doubling", ["a = (a, a)", "a = [a, a]", "a = a + [a]", "a = [*a, a]", "a = list(zip(a, a))",
+                                      "a = [[x, x] for x in (a, a)]", "a = f(a, a)"])
+def test_containers_built_from_themselves_cost_what_the_file_is_long(monkeypatch, doubling):
+    """Each statement doubles what ``a`` holds; a sequence remembers a bounded tree of its items, so the work grows
+    with the lines (it grew with 2 ** lines: 22 of them took 12.7 s and 1.1 GB, 40 over a minute and 4 GB)."""
+    def program(lines: int) -> str:
+        return ("import torch\nimport numpy as np\n\n\ndef f(*items):\n    return items\n\n\na = np.zeros(3)\n"
+                + f"{doubling}\n" * lines + "for x in a:\n    torch.tensor(x)\n")
+
+    twenty, forty = _values_made(monkeypatch, program(20)), _values_made(monkeypatch, program(40))
+    assert forty < 2.5 * twenty

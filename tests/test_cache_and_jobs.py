@@ -3,8 +3,12 @@ the files that used its summary; a corrupt, foreign or unwritable cache is never
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import libcst
@@ -12,10 +16,11 @@ import pytest
 
 from np2torch_lint import jobs
 from np2torch_lint.project import cache as cache_module
+from np2torch_lint.cli import main
 from np2torch_lint.commands import Performance, lint
 from np2torch_lint.config import load_settings
 
-from helpers import REPO, run_command
+from helpers import REPO, run_command, run_main
 
 PROJECTS = REPO / "tests" / "data" / "projects"
 
@@ -100,6 +105,76 @@ def test_a_corrupt_cache_entry_is_ignored_and_rewritten(project, tmp_path, analy
     assert findings(project, cached) == cold
     assert sorted(set(analysed)) == ["__init__.py", "data.py", "train.py"]
     assert all(isinstance(json.loads(entry.read_text(encoding="utf-8")), dict) for entry in entries)
+
+
+def _damaged(change):
+    """A damage done to the parsed entry, written back whole (its check digest right), as another program or build
+    might write it."""
+    def damage(text: str) -> str:
+        entry = json.loads(text)
+        change(entry)
+        return cache_module.entry_file(entry).decode()
+    return damage
+
+
+def _checked(rest: str) -> str:
+    """A file whose check digest holds for whatever JSON text follows it."""
+    body = rest.encode()
+    return (b'{"check":"' + hashlib.sha256(b"{" + body).hexdigest()[:32].encode() + b'",' + body).decode()
+
+
+def _first_finding(entry: dict) -> dict:
+    return entry["result"]["diagnostics"][0]
+
+
+@pytest.mark.parametrize(("damage", "problem"), [
+    (_damaged(lambda e: e["result"].update(diagnostics=[5])), "entry.result.diagnostics[0]: expected an object, got 5"),
+    (_damaged(lambda e: _first_finding(e).pop("message")), "entry.result.diagnostics[0]: no 'message'"),
+    (_damaged(lambda e: _first_finding(e)["fix"].update(applicability="maybe")),
+     "entry.result.diagnostics[0].fix.applicability: expected one of 'safe', 'unsafe', got a string ('maybe')"),
+    (_damaged(lambda e: e["result"].update(dependencies=[1, 2, 3])),
+     "entry.result.dependencies: expected an object, got a list"),
+    (_damaged(lambda e: _first_finding(e).update(line=0)),
+     "entry.result.diagnostics[0].line: expected a line or column (a positive integer), got 0"),
+    (_damaged(lambda e: e["summary"].update(w={"k": "tensor"})), "its summary does not match its digest"),
+    (_damaged(lambda e: e.update(result_of_another_build=[])), "entry: unknown key 'result_of_another_build'"),
+    (lambda text: _checked('"x":' + "[" * 100_000), "cannot read it (RecursionError)"),
+    (lambda text: text.replace("float64", "floȝt64", 1), "its check digest does not match what it holds"),
+    (lambda text: text[:len(text) // 2], "its check digest does not match what it holds"),
+])
+def test_an_entry_that_does_not_fit_is_logged_once_ignored_and_rewritten(
+        project, tmp_path, capsys, analysed, damage, problem):
+    arguments = ["--verbose", "--cache-dir", str(tmp_path / "cache"), str(project)]
+    cold = run_main(main, capsys, *arguments)
+    assert cold[0] == 1 and cold[2] == ""
+    entry = next(path for path in (tmp_path / "cache").glob("*/*.json")
+                 if json.loads(path.read_text(encoding="utf-8"))["path"].endswith("train.py"))
+    entry.write_text(damage(entry.read_text(encoding="utf-8")), encoding="utf-8")
+    analysed.clear()
+    assert run_main(main, capsys, *arguments) == (1, cold[1], (
+        f"np2torch-lint: ignored the cache entry of {project / 'pkg' / 'train.py'} ({entry}): {problem}; "
+        "it is written anew\n"))
+    assert analysed == ["train.py"]
+    analysed.clear()
+    assert run_main(main, capsys, *arguments) == cold  # rewritten: used again, nothing logged
+    assert analysed == []
+
+
+def test_a_cache_written_by_another_build_of_the_same_version_is_not_used(project, tmp_path):
+    """Every checkout says version 0.1.0: a build whose code differs (here NPT001's message) keeps its own results."""
+    build = tmp_path / "build"
+    shutil.copytree(REPO / "np2torch_lint", build / "np2torch_lint", symlinks=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    rule = build / "np2torch_lint" / "rules" / "npt004_float64_default_into_torch.py"
+    text = rule.read_text(encoding="utf-8")
+    rule.write_text(text.replace('"this float64 comes', '"(another build) this float64 comes'), encoding="utf-8")
+    arguments = ["--cache-dir", str(tmp_path / "cache"), "."]
+    ours = run_command("np2torch-lint", *arguments, cwd=project)
+    assert ours.returncode == 1 and b"NPT004" in ours.stdout
+    theirs = subprocess.run([sys.executable, "-m", "np2torch_lint", *arguments], cwd=project, capture_output=True,
+                            env={**os.environ, "PYTHONPATH": str(build)})
+    assert theirs.returncode == 1 and b"NPT004 (another build) " in theirs.stdout
+    assert run_command("np2torch-lint", *arguments, cwd=project).stdout == ours.stdout
 
 
 def test_an_entry_written_for_another_file_is_not_trusted(project, tmp_path, analysed):

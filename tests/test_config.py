@@ -155,10 +155,25 @@ def test_within_one_layer_the_longer_prefix_wins_and_ignore_wins_a_tie(project, 
     assert codes_reported(capsys, "--select", "NPT001", "--ignore", "NPT001") == []
 
 
-def test_an_empty_select_in_the_file_selects_nothing_and_extend_select_adds(project, capsys):
+def test_an_empty_select_in_the_file_is_refused_like_an_empty_select_on_the_command_line(project, capsys):
     project("[tool.np2torch-lint]\nselect = []\n")
-    assert codes_reported(capsys) == []
-    assert codes_reported(capsys, "--extend-select", "NPT002") == ["NPT002"]
+    code, out, err = run_main(main, capsys, "src")
+    assert (code, out, err.splitlines()) == (
+        2, "", [f"{TABLE} select: no rule codes given (like NPT001, or a prefix like NPT)"])
+
+
+def test_an_empty_ignore_in_the_file_ignores_nothing(project, capsys):
+    project("[tool.np2torch-lint]\nignore = []\n")
+    assert codes_reported(capsys) == ["NPT001", "NPT002", "NPT004", "NPT005"]  # NPT003 is opt-in, not ignored
+
+
+@pytest.mark.parametrize("value", ["[" * 5000 + "]" * 5000, "{a = " * 5000 + "1" + "}" * 5000])
+def test_settings_nested_thousands_deep_are_one_line_not_a_recursion_error(project, capsys, value):
+    project(f"[tool.np2torch-lint]\nselect = {value}\n")
+    code, out, err = run_main(main, capsys, "src")
+    assert (code, out) == (2, "") and err.splitlines() == [
+        "pyproject.toml: cannot read it as TOML: arrays or tables nested too deeply (no setting nests more than "
+        "3 levels)"]
 
 
 def test_per_file_ignores_apply_after_the_command_line(project, capsys, write):

@@ -51,3 +51,36 @@ def test_the_plugin_runs_whenever_some_npt_code_is_selected(write, options, expe
 
 def test_ignoring_every_npt_code_is_the_same_as_not_selecting_it(write):
     assert flake8_in_process(write("bad.py", BAD), "--ignore", "NPT") == (["F401"], "imported: ")
+
+
+@pytest.mark.parametrize(("toml", "message"), [
+    ("[tool.np2torch-lint]\nselect = [\n",
+     "pyproject.toml: cannot read it as TOML: Invalid value (at end of document)"),
+    ('[tool.np2torch-lint]\nselect = ["NPT001"]\nselect = ["NPT002"]\n',
+     "pyproject.toml: cannot read it as TOML: Cannot overwrite a value (at line 3, column 20)"),
+    ('[tool.np2torch-lint]\nselect = ["\0"]\n',
+     "pyproject.toml: cannot read it as TOML: Illegal character '\\x00' (at line 2, column 12)"),
+    ("[tool.np2torch-lint]\nselect = " + "[" * 5000 + "]" * 5000 + "\n",
+     "pyproject.toml: cannot read it as TOML: arrays or tables nested too deeply (no setting nests more than 3 "
+     "levels)"),
+    ("[tool.np2torch-lint]\nselect = []\n",
+     "pyproject.toml: [tool.np2torch-lint] select: no rule codes given (like NPT001, or a prefix like NPT)"),
+])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_configuration_np2torch_lint_refuses_stops_flake8_with_its_message_and_no_traceback(
+        tmp_path, write, toml, message, jobs):
+    write("pyproject.toml", toml)
+    write("bad.py", BAD)
+    result = subprocess.run([sys.executable, "-m", "flake8", "-j", jobs, "bad.py"], cwd=tmp_path,
+                            capture_output=True, text=True)
+    assert (result.returncode, result.stderr) == (1, "")
+    assert result.stdout.splitlines() == ["There was a critical error during execution of Flake8:",
+                                          f"np2torch-lint: {message}"]
+
+
+def test_a_bad_configuration_does_not_stop_flake8_when_no_npt_code_is_selected(tmp_path, write):
+    write("pyproject.toml", "[tool.np2torch-lint]\nselect = [\n")
+    write("bad.py", BAD)
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select", "F", "bad.py"], cwd=tmp_path,
+                            capture_output=True, text=True)
+    assert result.returncode == 1 and result.stdout.split()[1] == "F401"

@@ -167,6 +167,16 @@ def test_np2torch_fix_writes_the_notebook_and_diff_shows_cells(tmp_path, capsys)
     (json.dumps({"cells": [{"cell_type": "code", "source": 1}], "nbformat": 4}),
      "not a valid notebook: the source of cell 1 is not text or a list of lines"),
     (notebook("import torch", "def f(:\n    pass"), "invalid syntax at cell 2:1:7"),
+    # an nbformat 3 notebook keeps its cells in "worksheets"
+    (json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {},
+                 "worksheets": [{"cells": [{"cell_type": "code", "input": "import torch\n"}]}]}),
+     "not an nbformat 4 notebook (nbformat: 3); convert it with `jupyter nbconvert --to notebook --nbformat 4`"),
+    # JSON can hold what no Python source can
+    (notebook("import torch", f"{GRAD}\nname = 'LONE'\nw.numpy()").replace("LONE", "\\ud800"),
+     "cell 2: a lone surrogate (\\ud800) at 2:9, which Python source cannot hold"),
+    (notebook("import torch", f"{GRAD}\n\0\nw.numpy()"),
+     "cell 2: a NUL character at 2:1, which Python source cannot hold"),
+    (notebook("import torch", "name = '\0'"), "cell 2: a NUL character at 1:9, which Python source cannot hold"),
 ])
 def test_a_broken_notebook_gives_one_line_and_exit_2_and_is_left_alone(tmp_path, capsys, content, reason):
     path = tmp_path / "broken.ipynb"

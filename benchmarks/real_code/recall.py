@@ -2,14 +2,17 @@
 
 Run on demand (not part of the test suite), from any folder:
 
-    python benchmarks/real_code/recall.py                     # every project, mirrors under /work/.mirror
-    python benchmarks/real_code/recall.py --mirror DIR        # another mirror root
+    python benchmarks/real_code/recall.py                        # the main table beside this script
+    python benchmarks/real_code/recall.py --table DIR            # another table, e.g. benchmarks/real_code/heldout
+    python benchmarks/real_code/recall.py --mirror DIR           # mirrors under DIR (or $NP2TORCH_MIRROR)
     python benchmarks/real_code/recall.py --project sfujim/TD3 --list-misses --keep /tmp/real_code
 
-Each project of ``projects.toml`` is extracted at its recorded commit (its ``*.py`` files only) from a bare git
-mirror into a temporary folder, and this checkout's linter (``python -m np2torch_lint --output-format json``) runs
-over it. Findings are matched to ``ground_truth.csv`` on (repository, path, line, rule), exactly: the line is where
-the reported call expression starts. Several findings of one rule on one line count once.
+A table is a folder with ``projects.toml`` and ``ground_truth.csv``. The mirror root is ``--mirror``, else the
+environment variable ``NP2TORCH_MIRROR``, else ``/work/.mirror``. Each project of ``projects.toml`` is extracted at
+its recorded commit (its ``*.py`` files only) from a bare git mirror into a temporary folder, and this checkout's
+linter (``python -m np2torch_lint --output-format json``) runs over it. Findings are matched to
+``ground_truth.csv`` on (repository, path, line, rule), exactly: the line is where the reported call expression
+starts. Several findings of one rule on one line count once.
 
 A finding on a ``bug`` row is right, on a ``not-a-bug`` row it is a false alarm, on an ``unknown`` row it is
 neither (the code cannot tell), and anywhere else it is "not in the table": read it by hand and add a row.
@@ -29,11 +32,13 @@ import tomllib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parents[1]
-DEFAULT_MIRROR = Path("/work/.mirror")
+MIRROR_VARIABLE = "NP2TORCH_MIRROR"
+FALLBACK_MIRROR = Path("/work/.mirror")  # where the session tool `fetch` puts mirrors; used when nothing else is given
+TABLE_FILES = ("projects.toml", "ground_truth.csv")
 
 RULES = ("NPT001", "NPT002", "NPT003", "NPT004", "NPT005", "NPT006", "NPT007", "NPT008",
          "NPT009", "NPT010")  # a row each, even empty
@@ -93,10 +98,15 @@ class RuleTally:
 
 
 def load_projects(path: Path) -> list[Project]:
-    with path.open("rb") as stream:
-        entries = tomllib.load(stream)["project"]
-    return [Project(entry["repo"], entry["commit"], entry.get("mirror", entry["repo"].replace("/", "+")))
-            for entry in entries]
+    try:
+        with path.open("rb") as stream:
+            entries = tomllib.load(stream)["project"]
+        return [Project(entry["repo"], entry["commit"], entry.get("mirror", entry["repo"].replace("/", "+")))
+                for entry in entries]
+    except tomllib.TOMLDecodeError as error:
+        raise SystemExit(f"{path}: not valid TOML ({error})")
+    except (KeyError, TypeError) as error:
+        raise SystemExit(f"{path}: every [[project]] needs repo and commit (missing {error})")
 
 
 def load_truth(path: Path) -> tuple[list[TruthRow], dict[Key, TruthRow]]:
@@ -105,8 +115,14 @@ def load_truth(path: Path) -> tuple[list[TruthRow], dict[Key, TruthRow]]:
     by_key: dict[Key, TruthRow] = {}
     with path.open(newline="") as stream:
         for number, record in enumerate(csv.DictReader(stream), start=2):
-            row = TruthRow(record["repo"], record["path"], int(record["line"]), record["rule"], record["verdict"],
-                           record["evidence"], record["note"])
+            try:
+                row = TruthRow(record["repo"], record["path"], int(record["line"]), record["rule"],
+                               record["verdict"], record["evidence"], record["note"])
+            except KeyError as error:
+                raise SystemExit(f"{path}: no {error} column (the header is repo, commit, path, line, rule, "
+                                 "verdict, evidence, also_lines, note)")
+            except (TypeError, ValueError):
+                raise SystemExit(f"{path}:{number}: line must be a number, not {record.get('line')!r}")
             if row.verdict not in VERDICTS or row.evidence not in EVIDENCE_CATEGORIES:
                 raise SystemExit(f"{path}:{number}: verdict must be one of {VERDICTS} and evidence one of "
                                  f"{EVIDENCE_CATEGORIES}, not {row.verdict!r} / {row.evidence!r}")
@@ -119,6 +135,14 @@ def load_truth(path: Path) -> tuple[list[TruthRow], dict[Key, TruthRow]]:
                 by_key[key] = row
             rows.append(row)
     return rows, by_key
+
+
+def mirror_root(given: Path | None, environ: Mapping[str, str] = os.environ) -> Path:
+    """The folder that holds the mirrors: ``--mirror``, else ``$NP2TORCH_MIRROR``, else the fallback."""
+    if given is not None:
+        return given
+    value = environ.get(MIRROR_VARIABLE)
+    return Path(value) if value else FALLBACK_MIRROR
 
 
 def find_git_dir(mirror_root: Path, project: Project) -> Path | None:
@@ -303,26 +327,38 @@ def print_details(misses: list[TruthRow], by_outcome: dict[str, list[Finding]], 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR,
-                        help=f"root of the git mirrors, one owner+name folder each (default: {DEFAULT_MIRROR})")
-    parser.add_argument("--projects", type=Path, default=HERE / "projects.toml")
-    parser.add_argument("--truth", type=Path, default=HERE / "ground_truth.csv")
+    parser.add_argument("--table", type=Path, default=HERE, metavar="DIR",
+                        help=f"folder with {' and '.join(TABLE_FILES)} (default: the main table, {HERE})")
+    parser.add_argument("--mirror", type=Path, metavar="DIR",
+                        help=f"root of the git mirrors, one owner+name folder each (default: ${MIRROR_VARIABLE}, "
+                             f"else {FALLBACK_MIRROR})")
+    parser.add_argument("--projects", type=Path, metavar="FILE", help="a projects.toml other than the table's")
+    parser.add_argument("--truth", type=Path, metavar="FILE", help="a ground_truth.csv other than the table's")
     parser.add_argument("--project", action="append", metavar="OWNER/NAME", help="only these projects (repeatable)")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="extract the projects here and leave them")
     parser.add_argument("--list-misses", action="store_true", help="also list every bug row no finding reached")
     args = parser.parse_args(argv)
+    projects_path = args.projects or args.table / TABLE_FILES[0]
+    truth_path = args.truth or args.table / TABLE_FILES[1]
+    for path in (projects_path, truth_path):
+        if not path.is_file():
+            parser.error(f"{path}: no such file (a table is a folder with {' and '.join(TABLE_FILES)})")
+    mirrors = mirror_root(args.mirror)
+    if not mirrors.is_dir():
+        parser.error(f"mirror root {mirrors} is not a folder: pass --mirror DIR or set {MIRROR_VARIABLE}")
 
-    projects = load_projects(args.projects)
+    projects = load_projects(projects_path)
     if args.project:
         unknown = set(args.project) - {project.repo for project in projects}
         if unknown:
-            parser.error(f"not in {args.projects}: {', '.join(sorted(unknown))}")
+            parser.error(f"not in {projects_path}: {', '.join(sorted(unknown))}")
         projects = [project for project in projects if project.repo in args.project]
-    rows, by_key = load_truth(args.truth)
+    rows, by_key = load_truth(truth_path)
     chosen = {project.repo for project in projects}
     rows = [row for row in rows if row.repo in chosen]
 
-    findings, problems = lint_projects(projects, args.mirror, args.keep)
+    print(f"table: {projects_path} and {truth_path}; mirrors under {mirrors}")
+    findings, problems = lint_projects(projects, mirrors, args.keep)
     linted = {project.repo for project in projects} - {problem.split(":")[0] for problem in problems
                                                        if problem.endswith("not linted")}
     rows = [row for row in rows if row.repo in linted]

@@ -28,7 +28,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from recall import CHECKOUT, DEFAULT_MIRROR, Project, extract_python_files, find_git_dir, load_projects  # noqa: E402
+from recall import (CHECKOUT, FALLBACK_MIRROR, MIRROR_VARIABLE, Project, extract_python_files,  # noqa: E402
+                    find_git_dir, load_projects, mirror_root)
 
 Found = tuple[str, str, int, str, str]  # repository, path, line, code, message
 
@@ -41,13 +42,13 @@ def default_findings(project_dir: Path) -> list[dict]:
     return json.loads(result.stdout or "[]")
 
 
-def extra_project(spec: str, mirror_root: Path) -> Project:
+def extra_project(spec: str, mirrors: Path) -> Project:
     repo, _, commit = spec.partition("@")
     mirror = repo.replace("/", "+")
     if not commit:
-        git_dir = find_git_dir(mirror_root, Project(repo, "HEAD", mirror))
+        git_dir = find_git_dir(mirrors, Project(repo, "HEAD", mirror))
         if git_dir is None:
-            raise SystemExit(f"{repo}: no mirror under {mirror_root / mirror}")
+            raise SystemExit(f"{repo}: no mirror under {mirrors / mirror}")
         commit = subprocess.run(["git", "--git-dir", str(git_dir), "rev-parse", "HEAD"], capture_output=True,
                                 text=True, check=True).stdout.strip()
     return Project(repo, commit, mirror)
@@ -70,7 +71,8 @@ def sample(found: list[Found], count: int, seed: int, per_repo: int | None) -> l
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR, help="where the mirrors are")
+    parser.add_argument("--mirror", type=Path,
+                        help=f"where the mirrors are (default: ${MIRROR_VARIABLE}, else {FALLBACK_MIRROR})")
     parser.add_argument("--projects", type=Path, default=HERE / "projects.toml")
     parser.add_argument("--repo", action="append", default=[], metavar="OWNER/NAME[@COMMIT]",
                         help="another repository to lint (repeatable)")
@@ -80,6 +82,7 @@ def main() -> int:
     parser.add_argument("--per-repo", type=int, help="at most this many from each repository, first")
     parser.add_argument("--context", type=int, default=6, help="source lines shown before each finding")
     args = parser.parse_args()
+    args.mirror = mirror_root(args.mirror)
 
     projects = [] if args.only_extra else load_projects(args.projects)
     projects += [extra_project(spec, args.mirror) for spec in args.repo]

@@ -11,7 +11,7 @@ from .arguments import Args
 from .containers import ADDING_METHODS
 from .definitions import ClassInfo, FunctionInfo
 from .models import Model
-from .values import NONE, UNKNOWN, Kind, Value, either_all, join, join_all, member
+from .values import NONE, UNKNOWN, Kind, Value, either_all, join, join_all, member, sequence
 
 
 class CallsMixin:
@@ -119,10 +119,10 @@ class CallsMixin:
             return Value(Kind.SEQUENCE, items=())  # ``list()``: an empty one, as ``[]`` is
         if name == "zip":
             parts = tuple(self._element_of(v) for v in args.positional)
-            return Value(Kind.SEQUENCE, element=Value(Kind.SEQUENCE, items=parts))
+            return Value(Kind.SEQUENCE, element=sequence(parts))
         if name == "enumerate" and first is not None:
             index = Value(Kind.NUMBER, dtype="int")
-            return Value(Kind.SEQUENCE, element=Value(Kind.SEQUENCE, items=(index, self._element_of(first))))
+            return Value(Kind.SEQUENCE, element=sequence((index, self._element_of(first))))
         if name == "range":
             return Value(Kind.SEQUENCE, element=Value(Kind.NUMBER, dtype="int"))
         if name == "super":

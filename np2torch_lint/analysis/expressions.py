@@ -11,7 +11,7 @@ from .calls import class_of
 from .definitions import ClassInfo
 from .numpy_semantics import numpy_arithmetic
 from .syntax import int_literal, is_copy_flag_test
-from .values import NONE, UNKNOWN, Kind, Value, either_all, join, join_all, member, ref
+from .values import NONE, UNKNOWN, Kind, Value, either_all, join, join_all, member, ref, sequence
 
 #: longer string literals are not kept: docstrings and messages, never a device, dtype or key
 _LONGEST_USEFUL_STRING = 200
@@ -170,7 +170,7 @@ class ExpressionsMixin:
             items.append(value)
         if starred:
             return Value(Kind.SEQUENCE)
-        return Value(Kind.SEQUENCE, items=tuple(items), element=join_all(items))
+        return sequence(tuple(items), join_all(items))
 
     def _named_expr(self, node: cst.NamedExpr) -> Value:
         value = self.eval(node.value)

@@ -18,7 +18,7 @@ from .facts import Facts
 from .scope import Scope
 from .syntax import ends_abruptly
 from .torch_semantics import device_on_accelerator
-from .values import NONE, UNKNOWN, Kind, ParameterMove, Value, join_all
+from .values import NONE, UNKNOWN, Kind, ParameterMove, Value, join_all, sequence
 
 MAX_CALL_DEPTH = 4
 MAX_SUMMARIES = 2000
@@ -166,7 +166,7 @@ class SummariesMixin:
         for param, value in zip(positional, given):
             bound[param.name.value] = _as_argument(value, info.annotations.get(param.name.value))
         if isinstance(params.star_arg, cst.Param) and len(given) > len(positional):
-            bound[params.star_arg.name.value] = Value(Kind.SEQUENCE, items=tuple(given[len(positional):]))
+            bound[params.star_arg.name.value] = sequence(tuple(given[len(positional):]))
         keyword_names = {param.name.value for param in (*positional, *params.kwonly_params)}
         for name, value in args.keywords.items():
             if name in keyword_names:

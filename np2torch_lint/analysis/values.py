@@ -152,6 +152,34 @@ def member(owner: Value, name: str) -> Value:
     return ref(f"{owner.qualname}.{name}")
 
 
+#: the most values a sequence remembers of what it holds, counted as a tree through nested sequences (a value held
+#: twice counts twice). ``a = (a, a)`` repeated doubles that tree, and every walk over it (joins, loop items,
+#: summaries) with it: past the bound a sequence forgets its items (keeping its element when that fits), so the
+#: cost stays linear in the file.
+MAX_REMEMBERED = 64
+
+
+def sequence(items: tuple[Value, ...], element: Value | None = None) -> Value:
+    """A list or tuple of these items (``element``: what iterating gives), as much of it as fits the bound."""
+    if _remembers_more_than(MAX_REMEMBERED, items):
+        fits = element is not None and not _remembers_more_than(MAX_REMEMBERED, (element,))
+        return Value(Kind.SEQUENCE, element=element if fits else None)
+    return Value(Kind.SEQUENCE, items=items, element=element)
+
+
+def _remembers_more_than(bound: int, values: tuple[Value, ...]) -> bool:
+    """Whether these values hold more than ``bound`` values through their items (or, for a sequence known only by
+    what iterating gives, its element), walked no further than the bound."""
+    stack = list(values)
+    count = len(stack)
+    while stack and count <= bound:
+        value = stack.pop()
+        parts = value.items if value.items is not None else () if value.element is None else (value.element,)
+        count += len(parts)
+        stack.extend(parts)
+    return count > bound
+
+
 def either(a: bool | None, b: bool | None) -> bool | None:
     """Join two "may be" facts: true if either path makes it true, false only if both say false."""
     if a or b:

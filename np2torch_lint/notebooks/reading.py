@@ -12,12 +12,14 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ..files import SourceError
+from ..files import SourceError, line_and_column
 from .magics import MaskedLines, split_lines
 
 CELL_BOUNDARY = "# np2torch-lint-cell-boundary\n"
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _POSITION = re.compile(r" at (\d+):(\d+)$")
+#: what JSON can hold and no Python source can: NUL, and a surrogate that pairs with nothing ("\\ud800")
+_NOT_IN_SOURCE = re.compile("[\x00\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -64,11 +66,14 @@ def read_notebook(raw: str) -> Notebook:
                           ) from None
     except RecursionError:
         raise SourceError("not a Jupyter notebook: JSON nested too deeply") from None
-    if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
+    if not isinstance(document, dict):
         raise SourceError("not a Jupyter notebook: no list of \"cells\" in its JSON")
-    if document.get("nbformat") != 4:
-        raise SourceError(f"not an nbformat 4 notebook (nbformat: {document.get('nbformat')!r}); convert it with "
-                          "`jupyter nbconvert --to notebook --nbformat 4`")
+    if "cells" in document or "nbformat" in document:  # an older format keeps its cells elsewhere ("worksheets")
+        if document.get("nbformat") != 4:
+            raise SourceError(f"not an nbformat 4 notebook (nbformat: {document.get('nbformat')!r}); convert it "
+                              "with `jupyter nbconvert --to notebook --nbformat 4`")
+    if not isinstance(document.get("cells"), list):
+        raise SourceError("not a Jupyter notebook: no list of \"cells\" in its JSON")
     cells = document["cells"]
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
@@ -76,11 +81,22 @@ def read_notebook(raw: str) -> Notebook:
         source = cell.get("source")
         if not isinstance(source, str) and not (isinstance(source, list) and all(isinstance(s, str) for s in source)):
             raise SourceError(f"not a valid notebook: the source of cell {number} is not text or a list of lines")
+        if cell["cell_type"] == "code":
+            _refuse_what_no_source_holds(cell_source(cell), number)
     minor = document.get("nbformat_minor")
     notebook = Notebook(raw, cells, *_cell_spans(raw), nbformat_minor=minor if isinstance(minor, int) else 0)
     if _is_python(document.get("metadata")):
         _join_code_cells(notebook)
     return notebook
+
+
+def _refuse_what_no_source_holds(source: str, number: int) -> None:
+    found = _NOT_IN_SOURCE.search(source)
+    if found is None:
+        return
+    line, column = line_and_column(source, found.start())
+    what = "a NUL character" if found.group() == "\0" else f"a lone surrogate (\\u{ord(found.group()):04x})"
+    raise SourceError(f"cell {number}: {what} at {line}:{column}, which Python source cannot hold")
 
 
 def without_sources(raw: str) -> str:

@@ -13,14 +13,13 @@ That is decided from the import graph alone, so a result never depends on which 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from ..files import SourceError, read_source
-from .cache import Cache, digest
+from .cache import Cache, digest, digest_of
 from .modules import ModuleFiles, absolute_module, imported_modules, strongly_connected
 
 # The analysis (and LibCST) is imported where a module is analysed or a summary read: a run answered from the cache
@@ -243,12 +242,9 @@ class Project:
         read = self.text_of(path)
         if self.cache is None or read is None:
             return None
-        entry = self.cache.entry(path, read[1])
-        if entry is None or not isinstance(entry.get("summary"), dict) or not isinstance(
-                entry.get("summary_digest"), str):
+        entry = self.cache.entry(path, read[1])  # checked in full, its summary against its digest
+        if entry is None or "summary" not in entry:
             return None
-        if digest_of(entry["summary"]) != entry["summary_digest"]:
-            return None  # damaged in a way JSON does not show: not trusted
         if not self.dependencies_unchanged(entry.get("summary_dependencies")):
             return None
         return ModuleSummary(path, entry["summary"], entry["summary_digest"])
@@ -335,7 +331,7 @@ class Project:
     def _changes_default_dtype(self, path: Path, read: tuple[str, str]) -> bool:
         if self.cache is not None:
             entry = self.cache.entry(path, read[1])
-            if entry is not None and isinstance(entry.get("changes_default_dtype"), bool):
+            if entry is not None and "changes_default_dtype" in entry:
                 return entry["changes_default_dtype"]
         try:
             changes = self._analysed(path, self._parsed(path, read[0]))[0].sets_default_dtype
@@ -434,10 +430,6 @@ def _member_of(value: Value, name: str) -> Value | None:
 def _calls_a_default_setter(text: str) -> bool:
     # the substring first: the expression, which starts with a lookbehind, is tried at every position
     return "set_default_" in text and _SETS_DEFAULT.search(text) is not None
-
-
-def digest_of(exported: dict) -> str:
-    return digest(json.dumps(exported, sort_keys=True))
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -3,7 +3,8 @@
 Each finding: ``code``, ``message``, ``filename``, ``cell`` (a notebook's 1-based cell, else ``null``; lines are
 then counted within the cell), ``line``, ``column``, ``end_line``, ``end_column`` (1-based, end exclusive) and
 ``fix``: ``null`` or ``{applicability, message, edits}``, where each edit is ruff's ``{content, location: {row,
-column}, end_location: {row, column}}`` in the file as it is (none yet for notebooks).
+column}, end_location: {row, column}}`` in the file as it is (none yet for notebooks). The runtime audit's
+findings add ``properties``, their counts.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ def finding_dict(item: Reported) -> dict[str, object]:
             "edits": [edit.as_dict() for edit in item.edits],
         },
     }
+    if item.properties is not None:
+        result["properties"] = dict(item.properties)
     return result
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Mapping, TextIO
 
 from ..diagnostics import Applicability, Diagnostic, Fix
 from ..text_edits import TextEdit
@@ -17,6 +17,9 @@ class Reported:
 
     diagnostic: Diagnostic
     edits: tuple[TextEdit, ...] = ()  # empty when there is no fix or the format does not show edits
+    #: more about the finding for the formats for programs (JSON ``properties``, SARIF's property bag): the
+    #: runtime audit's counts; None for the linter's findings
+    properties: Mapping[str, object] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -31,6 +34,7 @@ class ReportOptions:
     color: bool = False
     show_fixes: bool = False  # list each finding's fix (the formats for programs always carry it)
     unsafe_fixes: bool = False  # whether --fix would apply unsafe fixes too: decides what is marked [*]
+    tool_name: str = "np2torch-lint"  # SARIF's driver (the runtime audit reports as np2torch-audit)
 
 
 def fix_applies(fix: Fix | None, options: ReportOptions) -> bool:

@@ -29,7 +29,7 @@ def write_sarif(report: Report, stream: TextIO, options: ReportOptions) -> None:
 
     rules = all_rules()
     index = {rule.code: position for position, rule in enumerate(rules)}
-    driver: dict[str, object] = {"name": "np2torch-lint", "version": __version__}
+    driver: dict[str, object] = {"name": options.tool_name, "version": __version__}
     if home_url():
         driver["informationUri"] = home_url()
     driver["rules"] = [_rule_descriptor(rule) for rule in rules]
@@ -93,6 +93,9 @@ def _result(item: Reported, index: dict[str, int]) -> dict[str, object]:
                                   "insertedContent": {"text": edit.content}} for edit in item.edits],
             }],
         }]
+    properties = dict(item.properties or {})
     if d.cell is not None:
-        result["properties"] = {"cell": d.cell}
+        properties["cell"] = d.cell
+    if properties:
+        result["properties"] = properties
     return result

@@ -17,11 +17,13 @@ except ModuleNotFoundError as missing:  # the helpers need both: one line that s
 from ._batches import stack_to_device
 from ._convert import PendingArray, from_numpy, to_numpy, to_numpy_async
 from ._prefetch import DevicePrefetcher, NumpyBatchLoader
+from ..audit.session import audit  # the runtime audit (docs/audit.md); installs nothing until entered
 
 __all__ = [
     "DevicePrefetcher",
     "NumpyBatchLoader",
     "PendingArray",
+    "audit",
     "from_numpy",
     "stack_to_device",
     "to_numpy",

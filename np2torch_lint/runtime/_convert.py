@@ -2,47 +2,36 @@
 
 from __future__ import annotations
 
-import mmap
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 import torch
 
-Device = Union[torch.device, str, int]
+from . import _devices
+from ._devices import Device, check_device_available
+from ._dtypes import (
+    _NUMPY_DTYPE_OF_TORCH,
+    _TORCH_DTYPE_OF_NUMPY,
+    _UPCAST_FOR_NUMPY,
+    _as_ndarray,
+    _check_copy_argument,
+    _check_dtype_argument,
+    _check_dtype_supported,
+    _host_copy,
+    _is_file_backed,
+    _torch_dtype_of,
+    _torch_view,
+    _transfer_dtype,
+    _type_name,
+    _why_torch_cannot_view,
+)
 
-# numpy dtype <-> torch dtype for everything torch.from_numpy accepts (native byte order).
-# getattr: torch.uint16/32/64 only exist in newer releases.
-_TORCH_DTYPE_OF_NUMPY: dict[np.dtype, torch.dtype] = {
-    np.dtype(name): getattr(torch, name)
-    for name in (
-        "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64",
-        "float16", "float32", "float64", "complex64", "complex128",
-    )
-    if hasattr(torch, name)
-}
-_NUMPY_DTYPE_OF_TORCH: dict[torch.dtype, np.dtype] = {t: n for n, t in _TORCH_DTYPE_OF_NUMPY.items()}
-
-# Torch dtypes numpy lacks, mapped to the smallest numpy dtype that holds every value exactly.
-# The float8 formats with a 4- or 5-bit exponent fit float16 (checked over all 256 bit patterns);
-# float8_e8m0fnu has an 8-bit exponent and needs float32, as bfloat16 does.
-_UPCAST_FOR_NUMPY: dict[torch.dtype, torch.dtype] = {
-    getattr(torch, name): wider
-    for name, wider in (
-        ("bfloat16", torch.float32),
-        ("complex32", torch.complex64),
-        ("float8_e4m3fn", torch.float16),
-        ("float8_e5m2", torch.float16),
-        ("float8_e4m3fnuz", torch.float16),
-        ("float8_e5m2fnuz", torch.float16),
-        ("float8_e8m0fnu", torch.float32),
-    )
-    if hasattr(torch, name)
-}
-
-
-def _type_name(obj: object) -> str:
-    cls = type(obj)
-    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+# Re-exported: the names other modules of the package imported from here before the split.
+__all__ = [
+    "Device", "PendingArray", "from_numpy", "to_numpy", "to_numpy_async",
+    "_TORCH_DTYPE_OF_NUMPY", "_NUMPY_DTYPE_OF_TORCH", "_as_ndarray", "_check_dtype_argument",
+    "_check_dtype_supported", "_transfer_dtype",
+]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -76,6 +65,23 @@ def _numpy_ready(t: torch.Tensor) -> tuple[torch.Tensor, bool]:
     return ready, fresh
 
 
+def _why_to_numpy_copies(t: torch.Tensor) -> str | None:
+    """Why the array cannot alias `t` (what to_numpy(copy=False) refuses), or None when it can."""
+    if t.requires_grad:
+        return "it requires grad, so an alias would let writes bypass autograd; alias it with to_numpy(t.detach())"
+    if t.device.type != "cpu":
+        return f"it is on {t.device}, and an array lives in host memory"
+    if t.is_quantized:
+        return "it is quantized, and numpy gets the dequantized values"
+    if t.layout != torch.strided:
+        return f"its layout is {t.layout}, and numpy arrays are dense"
+    if t.dtype not in _NUMPY_DTYPE_OF_TORCH:
+        return f"numpy has no {t.dtype}"
+    if t.is_conj() or t.is_neg():
+        return "it is a conjugate or negative view, which numpy cannot express"
+    return None
+
+
 def _host_tensor(t: torch.Tensor, *, copy: bool) -> torch.Tensor:
     """A CPU tensor that `.numpy()` accepts; it aliases `t` only when neither `copy` nor grad forbid it."""
     host, fresh = _numpy_ready(t)
@@ -87,24 +93,36 @@ def _host_tensor(t: torch.Tensor, *, copy: bool) -> torch.Tensor:
     return host
 
 
-def to_numpy(t: torch.Tensor | np.ndarray, *, copy: bool = False) -> np.ndarray:
+def to_numpy(t: torch.Tensor | np.ndarray, *, copy: bool | None = None) -> np.ndarray:
     """Convert a tensor to an ndarray, whatever its device, dtype, layout or autograd state.
 
-    Shares: with ``copy=False``, a CPU tensor that does not require grad, is strided, has no
-    conjugate/negative bit and has a dtype numpy knows gives an array that shares its memory
-    (writes through one show in the other). A tensor that requires grad (a parameter, an
-    activation) is always copied: ``to_numpy(p.detach())`` is how to ask for an alias of it.
+    ``copy`` means what it means to ``np.asarray`` and ``torch.asarray``: None shares when it can,
+    True always copies, False never copies and raises ValueError (saying why) where a copy is needed.
+    Shares: a CPU tensor that does not require grad, is strided, has no conjugate/negative bit and
+    has a dtype numpy knows gives an array that shares its memory (writes through one show in the
+    other). A tensor that requires grad (a parameter, an activation) is copied: ``to_numpy(p.detach())``
+    is how to ask for an alias of it.
     Copies: every other tensor, and every tensor when ``copy=True``. Sparse tensors are densified,
     quantized ones dequantized to float32, conjugate/negative views resolved. Dtypes numpy lacks
     are upcast to the smallest numpy dtype that holds every value exactly: bfloat16 and
     float8_e8m0fnu -> float32, the other float8 formats -> float16, complex32 -> complex64.
     Synchronizes: a tensor on an accelerator is copied to the host with a blocking copy, which
-    waits for the work queued on the current stream; the returned array is always complete.
+    waits for the work queued on the current stream. A pinned CPU tensor may be the target of a
+    copy still in flight (``x.to("cpu", non_blocking=True)``), so once CUDA is initialized the current
+    device is synchronized before such a tensor is read. The returned array is always complete.
 
     An ndarray is returned unchanged (a copy of it when ``copy=True``). Anything else raises
     TypeError naming its type.
     """
     if isinstance(t, torch.Tensor):
+        if copy is not None and copy is not True and copy is not False:
+            _check_copy_argument(copy, "to_numpy")
+        if t.is_cpu:
+            _devices.backend.wait_for_copies_into(t)
+        if copy is False:
+            reason = _why_to_numpy_copies(t)
+            if reason is not None:
+                raise ValueError(f"to_numpy(copy=False) cannot share the tensor's memory: {reason}")
         # Fast path for the common case: numpy(force=True) detaches, moves and resolves conj/neg
         # in one call, and shares memory only for a CPU tensor without those bits.
         if (
@@ -116,7 +134,7 @@ def to_numpy(t: torch.Tensor | np.ndarray, *, copy: bool = False) -> np.ndarray:
             and not t.is_nested
         ):
             return t.numpy(force=True)
-        return _host_tensor(t, copy=copy).numpy()
+        return _host_tensor(t, copy=bool(copy)).numpy()
     if isinstance(t, np.ndarray):
         return t.copy() if copy else t
     raise TypeError(f"to_numpy() expects a torch.Tensor or a numpy.ndarray, got {_type_name(t)}")
@@ -144,7 +162,7 @@ class PendingArray:
         """
         if self._array is None:
             if self._copy_done is not None:
-                # Pinned memory read before the copy lands holds stale bytes (FACTS.md section 6).
+                # pinned memory read before the copy lands holds stale bytes: .numpy() does not wait
                 self._copy_done.synchronize()
                 self._copy_done = None
             self._array = self._host.numpy()
@@ -167,103 +185,34 @@ def to_numpy_async(t: torch.Tensor | np.ndarray) -> PendingArray:
         return PendingArray(torch.from_numpy(t.copy()))
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"to_numpy_async() expects a torch.Tensor or a numpy.ndarray, got {_type_name(t)}")
-    if t.device.type != "cuda":
+    backend = _devices.backend
+    device = backend.device_of(t)
+    if device.type != "cuda":
+        if device.type == "cpu":
+            backend.wait_for_copies_into(t)
         return PendingArray(_host_tensor(t, copy=True))
     source, _ = _numpy_ready(t)
-    host = torch.empty_like(source, device="cpu", pin_memory=True)
-    host.copy_(source, non_blocking=True)
-    copy_done = torch.cuda.Event()
-    copy_done.record(torch.cuda.current_stream(source.device))
+    host = backend.pinned_empty_like(source)
+    backend.copy(host, source)
+    copy_done = backend.new_event()
+    copy_done.record(backend.current_stream(device))
     return PendingArray(host, copy_done)
 
 
 # ---------------------------------------------------------------------------------------------
 # ndarray -> tensor
 
-_UNSUPPORTED_KIND_ADVICE = {
-    "O": "torch has no object tensors; if it holds numbers, convert it first, e.g. "
-    "np.asarray(a, dtype=np.float32), or np.stack(a) for an array of arrays",
-    "U": "torch has no string tensors; map the strings to numbers first (for example class indices)",
-    "S": "torch has no bytes tensors; decode or map them to numbers first",
-    "M": "torch has no datetime tensors; convert to numbers first, e.g. a.astype(np.int64) "
-    "(counts of the unit) or (a - a.min()) / np.timedelta64(1, 's') (float seconds)",
-    "m": "torch has no timedelta tensors; convert to numbers first, e.g. a / np.timedelta64(1, 's')",
-    "V": "torch has no structured tensors; select a field (a['x']) or use "
-    "numpy.lib.recfunctions.structured_to_unstructured(a)",
-}
 
+def _why_from_numpy_copies(array: np.ndarray, dtype: torch.dtype | None, device: torch.device | None) -> str | None:
+    """Why the tensor cannot alias `array` (what from_numpy(copy=False) refuses), or None when it can.
 
-def _check_dtype_supported(dtype: np.dtype, caller: str) -> None:
-    """Raise TypeError, naming the dtype and the way out, for dtypes torch cannot hold."""
-    advice = _UNSUPPORTED_KIND_ADVICE.get(dtype.kind)
-    if advice is None and dtype.newbyteorder("=") not in _TORCH_DTYPE_OF_NUMPY:
-        # longdouble / clongdouble, and uint16-64 on a torch too old to have them
-        advice = "torch has no such dtype; convert it first, e.g. a.astype(np.float64)"
-    if advice is not None:
-        raise TypeError(f"{caller}() cannot convert an array of dtype {dtype}: {advice}")
-
-
-def _as_ndarray(a: Any, caller: str) -> np.ndarray:
-    """`a` as an ndarray torch can hold; TypeError for other types and unsupported dtypes."""
-    if isinstance(a, np.ma.MaskedArray):
-        raise TypeError(
-            f"{caller}() got a numpy.ma.MaskedArray, whose mask torch would silently drop; "
-            "fill the masked values first with a.filled(value), or pass a.data to drop the mask"
-        )
-    if isinstance(a, np.ndarray):
-        array = a
-    elif isinstance(a, np.generic):
-        array = np.asarray(a)  # a fresh writable 0-d array
-    else:
-        hint = " (it is already a tensor: use t.to(device, dtype))" if isinstance(a, torch.Tensor) else ""
-        raise TypeError(f"{caller}() expects a numpy.ndarray or numpy scalar, got {_type_name(a)}{hint}")
-    _check_dtype_supported(array.dtype, caller)
-    return array
-
-
-def _is_file_backed(array: np.ndarray) -> bool:
-    obj: Any = array
-    while obj is not None:
-        if isinstance(obj, (np.memmap, mmap.mmap)):
-            return True
-        obj = getattr(obj, "base", None)
-    return False
-
-
-def _torch_can_share(array: np.ndarray) -> bool:
-    """Whether torch.from_numpy may alias `array` safely (it would reject or misuse the others)."""
-    flags = array.flags
-    return (
-        flags.writeable  # torch would hand out writable tensors over read-only memory
-        and flags.aligned
-        and array.dtype.isnative
-        and all(stride >= 0 and stride % array.itemsize == 0 for stride in array.strides)
-        # a tensor over a file writes to disk on every in-place op and pages in on every read
-        and not _is_file_backed(array)
-    )
-
-
-def _transfer_dtype(source: torch.dtype, target: torch.dtype | None, *, moves_to_device: bool) -> torch.dtype:
-    """The dtype data has while it is copied: cast before a transfer that shrinks, after one that widens.
-
-    Casting float64 -> float32 on the host halves the bytes moved; widening uint8 -> float32 on
-    the device moves a quarter of them. On the host the cast happens while copying either way.
+    Memmaps are aliased when asked: a tensor over the file is what ``copy=False`` requests.
     """
-    if target is None or (moves_to_device and target.itemsize > source.itemsize):
-        return source
-    return target
-
-
-def _host_numpy_dtype(source: np.dtype, target: torch.dtype | None, *, moves_to_device: bool) -> np.dtype:
-    """The numpy dtype of the host-side copy; torch-only targets (bfloat16, ...) are cast by torch later."""
-    native = source.newbyteorder("=")
-    planned = _transfer_dtype(_TORCH_DTYPE_OF_NUMPY[native], target, moves_to_device=moves_to_device)
-    return _NUMPY_DTYPE_OF_TORCH.get(planned, native)
-
-
-def _check_dtype_argument(dtype: Any, caller: str) -> None:
-    if dtype is not None and not isinstance(dtype, torch.dtype):
-        raise TypeError(f"{caller}() needs dtype to be a torch.dtype such as torch.float32, got {dtype!r}")
+    if device is not None and device.type != "cpu":
+        return f"the tensor goes to {device}"
+    if dtype is not None and dtype != _torch_dtype_of(array):
+        return f"it is {array.dtype} and the tensor is to be {dtype}"
+    return _why_torch_cannot_view(array)
 
 
 def from_numpy(
@@ -271,39 +220,57 @@ def from_numpy(
     *,
     dtype: torch.dtype | None = None,
     device: Device | None = None,
-    copy: bool = False,
+    copy: bool | None = None,
 ) -> torch.Tensor:
     """Convert an ndarray (or numpy scalar) to a tensor, sharing memory when that is safe.
 
-    Shares: with ``copy=False``, no ``dtype`` change and a CPU result, the tensor aliases ``a``
-    (as ``torch.from_numpy`` does) when ``a`` is writable, aligned, native-endian, has
-    non-negative strides and is not a memmap. Non-contiguous views keep their strides.
+    ``copy`` means what it means to ``torch.asarray``: None shares when it can, True always copies,
+    False never copies and raises ValueError (saying why) where the tensor cannot alias ``a``.
+    Shares: with no ``dtype`` change and a CPU result, the tensor aliases ``a`` (as
+    ``torch.from_numpy`` does) when ``a`` is writable, aligned, native-endian, has non-negative
+    strides and (unless ``copy=False``) is not a memmap. Non-contiguous views keep their strides.
     Copies: arrays torch rejects or would misuse: negative strides (``a[::-1]``, BGR->RGB flips),
     big-endian dtypes, read-only arrays (torch would return a writable tensor over them) and
     memmaps (in-place ops would write to the file); also every array when ``copy=True``, a dtype
     change or a ``device`` other than the CPU. A numpy scalar becomes a 0-d tensor.
     ``dtype`` is applied in the same pass as the copy, never through a float64 intermediate:
-    numpy casts on the host (rounding as numpy does: float64 -> float16 is rounded once, where
-    torch rounds twice through float32), torch casts to dtypes numpy lacks such as bfloat16.
-    ``device`` moves the data once: narrowing casts happen before the transfer (fewer bytes),
-    widening ones (uint8 -> float32) after it, on the device.
-    Synchronizes: the host-to-device copy is blocking, so ``a`` may be modified as soon as this
-    returns.
+    torch casts (numpy casts to float16, which it rounds once where torch rounds twice, and reads
+    the arrays torch cannot view), including to dtypes numpy lacks such as bfloat16.
+    ``device`` moves the data once: narrowing casts (float64 -> float32 or bfloat16) happen on the
+    host before the transfer, so fewer bytes cross; widening ones (uint8 -> float32) after it, on the device.
+    Synchronizes: nothing with the device on CUDA: the host-to-device copy is queued on the current
+    stream with ``non_blocking=True`` from pageable memory, which the driver has read when the call
+    returns, so ``a`` may be modified at once; from pinned memory (where a non-blocking copy would
+    still be reading ``a``) and on other accelerators the copy is blocking.
 
     Object, string, bytes, datetime, timedelta, structured and extended-precision dtypes, masked
-    arrays and non-numpy inputs raise TypeError naming the dtype or type and what to do.
+    arrays and non-numpy inputs raise TypeError naming the dtype or type and what to do. A device
+    this process cannot use (CUDA on a CPU-only torch) raises RuntimeError saying so.
     """
     array = _as_ndarray(a, "from_numpy")
-    _check_dtype_argument(dtype, "from_numpy")
-    moves = device is not None and torch.device(device).type != "cpu"
-    host_dtype = _host_numpy_dtype(array.dtype, dtype, moves_to_device=moves)
-    torch_casts_later = dtype is not None and _TORCH_DTYPE_OF_NUMPY[host_dtype] != dtype
-    if host_dtype != array.dtype or not _torch_can_share(array) or (copy and not moves and not torch_casts_later):
-        # One pass that casts, byte-swaps and lays negative strides out forwards;
-        # order="K" keeps the memory order (a transposed or NHWC layout stays as it is).
-        array = array.astype(host_dtype, order="K")
-    tensor = torch.from_numpy(array)
+    if dtype is not None and not isinstance(dtype, torch.dtype):
+        _check_dtype_argument(dtype, "from_numpy")
+    if copy is not None and copy is not True and copy is not False:
+        _check_copy_argument(copy, "from_numpy")
+    target = None if device is None else torch.device(device)
+    moves = target is not None and target.type != "cpu"
     if moves:
-        tensor = tensor.to(device)  # the one host-to-device copy
-    # A no-op unless the cast was left to the device (widening) or to torch (bfloat16, ...).
-    return tensor if dtype is None else tensor.to(dtype)
+        check_device_available(target, "from_numpy")
+    if copy is False:
+        reason = _why_from_numpy_copies(array, dtype, target)
+        if reason is not None:
+            raise ValueError(f"from_numpy(copy=False) cannot share the array's memory: {reason}")
+    source = _torch_dtype_of(array)
+    transfer = source if dtype is None else _transfer_dtype(source, dtype, moves_to_device=moves)
+    view = _torch_view(array)
+    # A copy made here is the result on the CPU, or the pageable source of the one transfer.
+    fresh = (transfer != source or (copy is True and not moves)
+             or (copy is None and (view is None or _is_file_backed(array))))
+    tensor = _host_copy(array, transfer, view) if fresh else view
+    if moves:
+        backend = _devices.backend
+        # From pinned memory a non-blocking copy reads `a` after the return; from pageable memory it does not.
+        non_blocking = target.type == "cuda" and (fresh or not backend.is_pinned(tensor))
+        tensor = backend.to_device(tensor, target, non_blocking=non_blocking)
+    # Only when the cast was left to the device (widening).
+    return tensor if dtype is None or tensor.dtype == dtype else tensor.to(dtype)

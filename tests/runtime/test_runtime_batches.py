@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from np2torch_lint.runtime import stack_to_device
-from np2torch_lint.runtime._batches import _PinnedStaging
+from np2torch_lint.runtime._staging import _PinnedStaging, _StagingPool
 from np2torch_lint.runtime._convert import _transfer_dtype
 
 
@@ -86,30 +86,37 @@ def test_transfer_dtype_casts_on_the_side_of_the_bus_that_moves_fewer_bytes(sour
 
 
 class RecordingEvent:
-    def __init__(self) -> None:
+    """A copy's event that finishes only when the host waits for it, or when told to."""
+
+    def __init__(self, done: bool = False) -> None:
         self.synchronized = 0
+        self.done = done
+
+    def query(self) -> bool:
+        return self.done
 
     def synchronize(self) -> None:
         self.synchronized += 1
+        self.done = True
 
 
-def test_staging_buffer_is_reused_for_copies_that_fit():
-    staging = _PinnedStaging(pin_memory=False)
+def test_staging_buffer_is_reused_for_copies_that_fit(fake_cuda):
+    staging = _PinnedStaging()
     first = staging.view((4, 4), torch.float32)
     second = staging.view((2, 3), torch.float64)
     assert second.data_ptr() == first.data_ptr()
     assert second.shape == (2, 3) and second.dtype == torch.float64
 
 
-def test_staging_buffer_grows_when_a_copy_does_not_fit():
-    staging = _PinnedStaging(pin_memory=False)
+def test_staging_buffer_grows_when_a_copy_does_not_fit(fake_cuda):
+    staging = _PinnedStaging()
     small = staging.view((2,), torch.float32)
     large = staging.view((1000,), torch.float32)
     assert large.numel() == 1000 and large.data_ptr() != small.data_ptr()
 
 
-def test_staging_buffer_waits_for_the_last_copy_before_handing_memory_out_again():
-    staging = _PinnedStaging(pin_memory=False)
+def test_staging_buffer_waits_for_the_last_copy_before_handing_memory_out_again(fake_cuda):
+    staging = _PinnedStaging()
     staging.view((3,), torch.float32)
     copy_done = RecordingEvent()
     staging.guard(copy_done)
@@ -120,8 +127,46 @@ def test_staging_buffer_waits_for_the_last_copy_before_handing_memory_out_again(
     assert copy_done.synchronized == 1  # waited once; the copy is known to be done
 
 
-def test_staging_views_fill_through_numpy():
-    staging = _PinnedStaging(pin_memory=False)
-    view = staging.view((2, 2), torch.int16)
+def test_staging_views_fill_through_numpy(fake_cuda):
+    view = _PinnedStaging().view((2, 2), torch.int16)
     np.copyto(view.numpy(), np.array([[1, 2], [3, 4]]), casting="unsafe")
     assert view.tolist() == [[1, 2], [3, 4]]
+
+
+def test_staging_view_can_be_channels_last(fake_cuda):
+    view = _PinnedStaging().view((2, 3, 4, 5), torch.float32, channels_last=True)
+    assert view.shape == (2, 3, 4, 5) and view.is_contiguous(memory_format=torch.channels_last)
+
+
+def _in_flight(staging: _PinnedStaging) -> RecordingEvent:
+    event = RecordingEvent()
+    staging.guard(event)
+    return event
+
+
+def test_pool_gives_a_new_buffer_while_the_others_are_in_flight(fake_cuda):
+    pool = _StagingPool(most=3)
+    first = pool.take(16)
+    _in_flight(first)
+    second = pool.take(16)
+    assert second is not first
+
+
+def test_pool_reuses_a_buffer_whose_copy_is_done_and_prefers_the_smallest_that_fits(fake_cuda):
+    pool = _StagingPool()
+    big, small = pool.take(1000), pool.take(10)
+    big.view((1000,), torch.uint8)
+    small.view((10,), torch.uint8)
+    assert pool.take(8) is small
+    assert pool.take(500) is big
+
+
+def test_pool_waits_for_the_oldest_copy_only_when_every_buffer_is_in_flight(fake_cuda):
+    pool = _StagingPool(most=2)
+    oldest = pool.take(4)
+    oldest_copy = _in_flight(oldest)
+    _in_flight(pool.take(4))
+    again = pool.take(4)
+    assert again is oldest and oldest_copy.synchronized == 0  # view() waits, take() does not
+    again.view((4,), torch.uint8)
+    assert oldest_copy.synchronized == 1

@@ -14,7 +14,8 @@ from np2torch_lint.runtime import (
     to_numpy,
     to_numpy_async,
 )
-from np2torch_lint.runtime._batches import _staging_for
+from np2torch_lint.runtime import _staging
+from np2torch_lint.runtime._staging import staging_pool_for
 
 pytestmark = pytest.mark.cuda
 
@@ -86,16 +87,19 @@ def test_from_numpy_to_cuda_with_a_cast(source, target):
     torch.testing.assert_close(t.cpu(), torch.from_numpy(a.copy()).to(target))
 
 
-def test_stack_to_device_uses_a_reused_pinned_staging_buffer():
+def test_stack_to_device_reuses_pinned_staging_buffers_once_their_copy_is_done():
+    _staging._pools_per_thread.__dict__.clear()
     arrays = [np.full((8, 8, 3), i, dtype=np.float64) for i in range(10)]
     batch = stack_to_device(arrays, "cuda", dtype=torch.float32)
     assert batch.device.type == "cuda" and batch.dtype == torch.float32
     np.testing.assert_array_equal(batch.cpu().numpy(), np.stack(arrays).astype(np.float32))
-    staging = _staging_for(torch.device("cuda"))
+    pool = staging_pool_for(torch.device("cuda", torch.cuda.current_device()))
+    (staging,) = pool._stagings
     assert staging._buffer.is_pinned()
     first_buffer = staging._buffer.data_ptr()
+    torch.cuda.synchronize()  # the copy is done: its buffer is free again
     stack_to_device(arrays[:5], "cuda", dtype=torch.float32)
-    assert staging._buffer.data_ptr() == first_buffer
+    assert len(pool._stagings) == 1 and staging._buffer.data_ptr() == first_buffer
 
 
 def test_stack_to_device_does_not_overwrite_staging_under_an_inflight_copy():
@@ -165,3 +169,92 @@ def test_numpy_batch_loader_on_cuda_matches_the_cpu_loader():
     for g, c in zip(on_gpu, on_cpu):
         assert g.is_contiguous(memory_format=torch.channels_last)
         torch.testing.assert_close(g.cpu(), c)
+
+
+# ----------------------------------------------------------------------------- one test per ordering guard
+
+
+def test_prefetcher_copies_a_gpu_leaf_after_the_kernel_that_writes_it():
+    """Pins the producer wait: without it the side stream copies the zeros the spin holds back from being ones."""
+    leaves = []
+    for _ in range(3):
+        leaf = torch.zeros(1 << 20, device="cuda")
+        torch.cuda._sleep(SPIN_CYCLES // 4)  # the producer stream is busy...
+        leaf.add_(1)  # ...so this write lands late
+        leaves.append(leaf)
+    for batch in DevicePrefetcher(leaves, "cuda", depth=2):
+        assert (batch == 1).all().item()
+
+
+def test_prefetcher_batches_read_and_dropped_at_once_keep_their_values():
+    """Pins record_stream: a dropped batch's memory must not go to the next copy while a kernel still reads it."""
+    batches = [np.full((1 << 18,), float(i), dtype=np.float32) for i in range(8)]
+    sums = []
+    for batch in DevicePrefetcher(batches, "cuda", depth=1):
+        torch.cuda._sleep(SPIN_CYCLES // 20)  # the consumer lags: the sum below runs late
+        sums.append(batch.sum())
+        del batch  # freed now; without record_stream, the copy two batches on may reuse it before the sum
+    assert [s.item() for s in sums] == [float(i * (1 << 18)) for i in range(8)]
+
+
+def test_prefetcher_batch_of_256_mib_read_at_once_is_complete():
+    """Pins wait_event: the consumer's first kernel must wait for the whole copy of a large batch."""
+    big = np.ones(1 << 26, dtype=np.float32)  # 256 MiB: its copy takes milliseconds
+    (batch,) = [(b == 1).all() for b in DevicePrefetcher([big], "cuda")]  # queued as soon as it is handed out
+    assert batch.item()
+
+
+def test_two_stack_to_device_calls_in_one_step_do_not_block_the_host():
+    """Pins the staging ring: the second call must not wait for the first copy, queued behind the spin."""
+    images = [np.full((64, 64, 3), 1, dtype=np.uint8)] * 32
+    labels = [np.int64(7)] * 32
+    torch.cuda._sleep(SPIN_CYCLES)
+    x = stack_to_device(images, "cuda", dtype=torch.float32)
+    y = stack_to_device(labels, "cuda")
+    assert not torch.cuda.current_stream().query()  # still spinning: the host never waited for the copies
+    assert (x == 1).all().item() and (y == 7).all().item()
+
+
+def test_from_numpy_to_cuda_does_not_wait_for_queued_work():
+    """A small pageable copy is staged by the driver at once; a blocking .to() waits for the whole stream."""
+    torch.cuda._sleep(SPIN_CYCLES)
+    t = from_numpy(np.arange(4.0), device="cuda")
+    assert not torch.cuda.current_stream().query()  # a blocking copy would have waited for the spin
+    assert t.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_to_numpy_of_a_non_blocking_device_to_host_copy_sees_the_finished_values():
+    """Pins the pinned-memory wait: ``to_numpy(x.to("cpu", non_blocking=True))``, the article's two-step bug."""
+    x = torch.zeros(1 << 24, device="cuda")
+    torch.cuda._sleep(SPIN_CYCLES)
+    x.add_(1)
+    landing = x.to("cpu", non_blocking=True)
+    assert (to_numpy(landing) == 1).all()  # noqa: NPT007  (the read NPT007 flags is the one to_numpy makes safe)
+
+
+def test_from_numpy_narrows_to_bfloat16_on_the_host():
+    a = np.linspace(-4, 4, 1000)
+    t = from_numpy(a, dtype=torch.bfloat16, device="cuda")
+    assert t.dtype == torch.bfloat16
+    torch.testing.assert_close(t.cpu(), torch.from_numpy(a).to(torch.bfloat16), rtol=0, atol=0)
+
+
+_two_gpus = pytest.mark.skipif(torch.cuda.is_available() and torch.cuda.device_count() < 2, reason="needs two GPUs")
+
+
+@_two_gpus
+def test_prefetcher_to_the_second_gpu_and_from_a_leaf_made_there():
+    leaf = torch.zeros(1 << 20, device="cuda:1")
+    with torch.cuda.device(1):
+        torch.cuda._sleep(SPIN_CYCLES // 4)
+    leaf.add_(2)  # on cuda:1's current stream, behind the spin
+    for target in ("cuda:0", "cuda:1"):
+        ((from_host, from_gpu1),) = list(DevicePrefetcher([(np.ones(4), leaf)], target))
+        assert from_host.device == from_gpu1.device == torch.device(target)
+        assert from_host.tolist() == [1.0] * 4 and (from_gpu1 == 2).all().item()
+
+
+@_two_gpus
+def test_stack_to_device_on_the_second_gpu():
+    batch = stack_to_device([np.full(3, 5.0)] * 2, "cuda:1", dtype=torch.float32)
+    assert batch.device == torch.device("cuda:1") and batch.tolist() == [[5.0] * 3] * 2

@@ -250,3 +250,81 @@ def test_runtime_never_imports_libcst():
         """
     )
     assert output.strip().endswith("False False")
+
+
+# ----------------------------------------------------------------------------- copy= as torch.asarray has it
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda: np.arange(3.0)[::-1], "negative strides"),
+        (lambda: np.arange(3, dtype=">f4"), "byte order"),
+        (lambda: np.broadcast_to(np.arange(3.0), (2, 3)), "read-only"),
+    ],
+    ids=["flipped", "big_endian", "read_only"],
+)
+def test_copy_false_raises_where_torch_cannot_alias(make, reason):
+    with pytest.raises(ValueError, match=rf"copy=False\) cannot share the array's memory: .*{reason}"):
+        from_numpy(make(), copy=False)
+
+
+def test_copy_false_raises_for_a_dtype_change_or_a_device():
+    with pytest.raises(ValueError, match=r"it is float64 and the tensor is to be torch.float32"):
+        from_numpy(np.arange(3.0), dtype=torch.float32, copy=False)
+    with pytest.raises(ValueError, match=r"the tensor goes to meta"):
+        from_numpy(np.arange(3.0), device="meta", copy=False)
+
+
+def test_copy_false_shares_a_plain_array_and_a_memmap(tmp_path):
+    a = np.arange(3.0)
+    assert _shares(from_numpy(a, copy=False, dtype=torch.float64, device="cpu"), a)
+    m = np.memmap(tmp_path / "d.bin", dtype=np.float32, mode="w+", shape=(3,))
+    from_numpy(m, copy=False).add_(1)  # asked for: the tensor is the file
+    m.flush()
+    np.testing.assert_array_equal(np.fromfile(tmp_path / "d.bin", dtype=np.float32), [1, 1, 1])
+
+
+def test_copy_none_is_the_default_and_copies_only_when_needed():
+    a = np.arange(3.0)
+    assert _shares(from_numpy(a, copy=None), a)
+    np.testing.assert_array_equal(from_numpy(a[::-1], copy=None).numpy(), [2.0, 1.0, 0.0])
+
+
+def test_copy_must_be_none_or_a_bool():
+    with pytest.raises(TypeError, match="copy to be None, True or False"):
+        from_numpy(np.ones(1), copy="yes")
+
+
+# ----------------------------------------------------------------------------- casts: who casts, and that it matches
+
+
+def test_float64_to_float32_is_cast_by_torch_and_matches_numpy():
+    a = np.random.default_rng(0).standard_normal((64, 64)) * 1e30  # some overflow to inf in both
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(from_numpy(a, dtype=torch.float32).numpy(), a.astype(np.float32))
+
+
+def test_cast_keeps_the_memory_order_of_a_transposed_array():
+    a = np.arange(12.0).reshape(3, 4).T
+    t = from_numpy(a, dtype=torch.float32)
+    assert t.stride() == (1, 4)  # order "K": laid out as the array is
+    np.testing.assert_array_equal(t.numpy(), a)
+
+
+def test_bfloat16_cast_on_the_host_keeps_the_memory_order():
+    a = np.arange(12.0).reshape(3, 4).T
+    t = from_numpy(a, dtype=torch.bfloat16)
+    assert t.dtype == torch.bfloat16 and t.stride() == (1, 4)
+    assert t.tolist() == a.tolist()
+
+
+# ----------------------------------------------------------------------------- numpy's other names for a dtype
+
+
+@pytest.mark.parametrize("scalar_type", [np.ulonglong, np.longlong, np.uintc, np.intc])
+def test_every_numpy_spelling_of_an_integer_dtype_converts_and_shares(scalar_type):
+    a = np.arange(4, dtype=scalar_type)
+    t = from_numpy(a)
+    assert t.tolist() == [0, 1, 2, 3] and _shares(t, a)
+    assert from_numpy(a, copy=False).dtype == t.dtype

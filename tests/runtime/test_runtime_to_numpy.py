@@ -172,3 +172,34 @@ def test_nested_tensor_raises_type_error_with_the_way_out():
 def test_dtype_numpy_cannot_hold_raises_naming_it():
     with pytest.raises(TypeError, match="torch.uint4"):
         to_numpy(torch.empty(2, dtype=torch.uint4))
+
+
+# ----------------------------------------------------------------------------- copy= as np.asarray has it
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda: torch.ones(2, requires_grad=True), r"requires grad.*to_numpy\(t.detach\(\)\)"),
+        (lambda: torch.ones(2, dtype=torch.bfloat16), "numpy has no torch.bfloat16"),
+        (lambda: torch.tensor([1 + 1j]).conj(), "conjugate or negative view"),
+        (lambda: torch.eye(2).to_sparse(), "layout is torch.sparse_coo"),
+        (lambda: torch.empty(2, device="meta"), "it is on meta"),
+    ],
+    ids=["grad", "bfloat16", "conj", "sparse", "meta"],
+)
+def test_copy_false_raises_saying_why_an_alias_is_impossible(make, reason):
+    with pytest.raises(ValueError, match=rf"to_numpy\(copy=False\) cannot share the tensor's memory: .*{reason}"):
+        to_numpy(make(), copy=False)
+
+
+def test_copy_false_shares_a_plain_cpu_tensor_and_returns_an_ndarray_as_is():
+    t = torch.arange(3.0)
+    assert np.shares_memory(to_numpy(t, copy=False), t.numpy())
+    a = np.ones(2)
+    assert to_numpy(a, copy=False) is a
+
+
+def test_copy_must_be_none_or_a_bool():
+    with pytest.raises(TypeError, match="copy to be None, True or False"):
+        to_numpy(torch.ones(1), copy=1)

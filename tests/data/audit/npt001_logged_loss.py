@@ -1,0 +1,12 @@
+"""NPT001 only at run time: the logger's conversion is a callback, so the linter cannot see it takes a grad tensor."""
+import numpy as np
+import torch
+
+
+def log(metrics, convert):
+    return {name: convert(value) for name, value in metrics.items()}  # audit: NPT001 count=1
+
+
+weight = torch.ones(3, requires_grad=True)
+loss = (weight * 2).sum()
+log({"loss": loss}, np.asarray)
