@@ -442,3 +442,25 @@ def test_worker_processes_start_in_a_project_with_a_folder_named_like_a_standard
     result = run_command("np2torch-lint", "-j", "2", "--no-cache", ".", cwd=tmp_path)
     assert result.returncode == 1 and b"Traceback" not in result.stderr, result.stderr[-2000:]
     assert len(result.stdout.splitlines()) == 10
+
+
+def test_a_source_checkouts_cache_key_follows_edited_and_added_modules_not_bytecode(tmp_path, monkeypatch):
+    package = tmp_path / "np2torch_lint"
+    (package / "__pycache__").mkdir(parents=True)
+    module = package / "rule.py"
+    module.write_text("LIMIT = 1\n")
+    monkeypatch.setattr(cache_module, "_CODE_PACKAGE", package)
+
+    def key() -> str:
+        cache_module.code_digest.cache_clear()
+        return cache_module.settings_key("settings")
+
+    first = key()
+    (package / "__pycache__" / "rule.cpython-311.pyc").write_bytes(b"\0")
+    assert key() == first
+    module.write_text("LIMIT = 2\n")  # the same size: an edit is told by its time
+    os.utime(module, ns=(module.stat().st_atime_ns, module.stat().st_mtime_ns + 1_000_000_000))
+    edited = key()
+    (package / "models.toml").write_text("")
+    assert len({first, edited, key()}) == 3
+    cache_module.code_digest.cache_clear()

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 HEAVY = ("libcst", "np2torch_lint.analysis", "np2torch_lint.engine", "np2torch_lint.fixer", "flake8", "pathspec",
-         "numpy", "torch", "concurrent.futures.process", "importlib.metadata")
+         "numpy", "torch", "concurrent.futures.process", "importlib.metadata", "logging")
 BAD = "import torch\nw = torch.ones(2, requires_grad=True)\nw.numpy()\n"
 
 # runs the command line in a fresh interpreter, then says which heavy modules that run imported
