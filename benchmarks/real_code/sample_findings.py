@@ -4,14 +4,18 @@ Run on demand (not part of the test suite):
 
     python benchmarks/real_code/sample_findings.py --seed 24 --count 40               # every project of projects.toml
     python benchmarks/real_code/sample_findings.py --per-repo 2 --count 32 --repo openai/CLIP@d05afc4...
+    python benchmarks/real_code/sample_findings.py --projects benchmarks/real_code/projects.toml \
+        --projects benchmarks/real_code/heldout/projects.toml --other-mirrors --save all.json   # every mirror
+    python benchmarks/real_code/sample_findings.py --load all.json --seed 24 --count 40       # draw again, no lint
 
 Each project is extracted at its commit (its ``*.py`` files, as ``recall.py`` does; ``--repo owner/name@commit``
-adds one that ``projects.toml`` does not list, ``@commit`` defaulting to the mirror's HEAD) and linted by this
-checkout with the default settings (``python -m np2torch_lint --output-format json .``: no configuration, as a
-newcomer runs it). The findings are sorted, then sampled with ``random.Random(seed)``: uniformly, or with
-``--per-repo N`` at most N from each repository first (so that a few repositories do not fill the sample), then at
-random from the rest until ``--count``. Each finding is printed with the lines before it, for a verdict by hand:
-worth acting on or not, and why.
+adds one that no ``--projects`` list names, ``@commit`` defaulting to the mirror's HEAD, and ``--other-mirrors``
+adds every such mirror under the root) and linted by this checkout with the default settings (``python -m
+np2torch_lint --output-format json .``: no configuration, as a newcomer runs it). The findings are sorted, then
+sampled with ``random.Random(seed)``: uniformly, or with ``--per-repo N`` at most N from each repository first (so
+that a few repositories do not fill the sample), then at random from the rest until ``--count``. Each finding is
+printed with the lines before it, for a verdict by hand: worth acting on or not, and why. ``--save`` keeps every
+finding with its commit and source lines, so that ``--load`` draws again without linting.
 """
 
 from __future__ import annotations
@@ -69,48 +73,85 @@ def sample(found: list[Found], count: int, seed: int, per_repo: int | None) -> l
     return rng.sample(chosen, min(count, len(chosen))) if len(chosen) > count else chosen
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mirror", type=Path,
-                        help=f"where the mirrors are (default: ${MIRROR_VARIABLE}, else {FALLBACK_MIRROR})")
-    parser.add_argument("--projects", type=Path, default=HERE / "projects.toml")
-    parser.add_argument("--repo", action="append", default=[], metavar="OWNER/NAME[@COMMIT]",
-                        help="another repository to lint (repeatable)")
-    parser.add_argument("--only-extra", action="store_true", help="lint only the --repo repositories")
-    parser.add_argument("--seed", type=int, default=24)
-    parser.add_argument("--count", type=int, default=40)
-    parser.add_argument("--per-repo", type=int, help="at most this many from each repository, first")
-    parser.add_argument("--context", type=int, default=6, help="source lines shown before each finding")
-    args = parser.parse_args()
-    args.mirror = mirror_root(args.mirror)
-
-    projects = [] if args.only_extra else load_projects(args.projects)
-    projects += [extra_project(spec, args.mirror) for spec in args.repo]
-    found: list[Found] = []
-    sources: dict[tuple[str, str], list[str]] = {}
+def lint_all(projects: list[Project], mirrors: Path, context: int) -> list[dict]:
+    """Every default finding of every project, each with its commit and the source lines around it."""
+    found: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="np2torch-sample-") as scratch:
         for project in projects:
-            git_dir = find_git_dir(args.mirror, project)
+            git_dir = find_git_dir(mirrors, project)
             if git_dir is None:
-                print(f"{project.repo}: no mirror under {args.mirror / project.mirror}; left out", file=sys.stderr)
+                print(f"{project.repo}: no mirror under {mirrors / project.mirror}; left out", file=sys.stderr)
                 continue
             folder = Path(scratch) / project.mirror
             folder.mkdir(parents=True)
             extract_python_files(git_dir, project.commit, folder)
             for item in default_findings(folder):
-                path = item["filename"].removeprefix("./")
-                found.append((project.repo, path, item["line"], item["code"], item["message"]))
-                if (project.repo, path) not in sources:
-                    sources[(project.repo, path)] = (folder / path).read_text(errors="replace").splitlines()
-        drawn = sample(found, args.count, args.seed, args.per_repo)
-        print(f"{len(found)} default findings in {len({item[0] for item in found})} of {len(projects)} "
-              f"repositories; {len(drawn)} drawn (seed {args.seed}) from {len({item[0] for item in drawn})}")
-        commits = {project.repo: project.commit for project in projects}
-        for number, (repo, path, line, code, message) in enumerate(drawn, start=1):
-            print(f"\n#{number} {repo}@{commits[repo][:12]} {path}:{line} {code} {message}")
-            lines = sources[(repo, path)]
-            for at in range(max(1, line - args.context), min(len(lines), line + 1) + 1):
-                print(f"{at:6}{'>' if at == line else ' '} {lines[at - 1]}")
+                path, line = item["filename"].removeprefix("./"), item["line"]
+                lines = (folder / path).read_text(errors="replace").splitlines()
+                first = max(1, line - context)
+                found.append({"repo": project.repo, "commit": project.commit, "path": path, "line": line,
+                              "code": item["code"], "message": item["message"], "first_line": first,
+                              "lines": lines[first - 1:line + 1]})
+    return found
+
+
+def other_mirrors(mirrors: Path, listed: list[Project]) -> list[Project]:
+    """The mirrors under the root that no project list names, each at its HEAD."""
+    named = {project.mirror for project in listed}
+    others = []
+    for folder in sorted(mirrors.iterdir()):
+        if folder.name in named or "+" not in folder.name or not folder.is_dir():
+            continue
+        try:
+            others.append(extra_project(folder.name.replace("+", "/", 1), mirrors))
+        except SystemExit as problem:
+            print(problem, file=sys.stderr)
+    return others
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mirror", type=Path,
+                        help=f"where the mirrors are (default: ${MIRROR_VARIABLE}, else {FALLBACK_MIRROR})")
+    parser.add_argument("--projects", type=Path, action="append",
+                        help="a projects.toml (repeatable; default: the one beside this script)")
+    parser.add_argument("--repo", action="append", default=[], metavar="OWNER/NAME[@COMMIT]",
+                        help="another repository to lint (repeatable)")
+    parser.add_argument("--other-mirrors", action="store_true",
+                        help="also every mirror under the root that no project list names, at its HEAD")
+    parser.add_argument("--only-extra", action="store_true", help="lint only the --repo repositories")
+    parser.add_argument("--save", type=Path, metavar="FILE", help="also write every finding (JSON) to FILE")
+    parser.add_argument("--load", type=Path, metavar="FILE", help="draw from the findings --save wrote; lint nothing")
+    parser.add_argument("--seed", type=int, default=24)
+    parser.add_argument("--count", type=int, default=40)
+    parser.add_argument("--per-repo", type=int, help="at most this many from each repository, first")
+    parser.add_argument("--context", type=int, default=6, help="source lines shown before each finding")
+    args = parser.parse_args(argv)
+    args.mirror = mirror_root(args.mirror)
+
+    if args.load is not None:
+        saved = json.loads(args.load.read_text(encoding="utf-8"))
+        repositories, found = saved["repositories"], saved["findings"]
+    else:
+        projects = [] if args.only_extra else [
+            project for listed in (args.projects or [HERE / "projects.toml"]) for project in load_projects(listed)]
+        projects += [extra_project(spec, args.mirror) for spec in args.repo]
+        if args.other_mirrors:
+            projects += other_mirrors(args.mirror, projects)
+        repositories = [project.repo for project in projects]
+        found = lint_all(projects, args.mirror, args.context)
+        if args.save is not None:
+            args.save.write_text(json.dumps({"repositories": repositories, "findings": found}), encoding="utf-8")
+    by_key = {(item["repo"], item["path"], item["line"], item["code"], item["message"]): item for item in found}
+    drawn = sample(list(by_key), args.count, args.seed, args.per_repo)
+    print(f"{len(found)} default findings in {len({item['repo'] for item in found})} of {len(repositories)} "
+          f"repositories; {len(drawn)} drawn (seed {args.seed}) from {len({key[0] for key in drawn})}")
+    for number, key in enumerate(drawn, start=1):
+        item = by_key[key]
+        print(f"\n#{number} {item['repo']}@{item['commit'][:12]} {item['path']}:{item['line']} {item['code']} "
+              f"{item['message']}")
+        for at, text in enumerate(item["lines"], start=item["first_line"]):
+            print(f"{at:6}{'>' if at == item['line'] else ' '} {text}")
     return 0
 
 
