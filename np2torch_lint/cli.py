@@ -81,7 +81,8 @@ def build_parser(fixing: bool = False) -> argparse.ArgumentParser:
     output.add_argument("--show-fixes", action="store_true", help="show each finding's fix")
     output.add_argument("--statistics", action="store_true",
                         help="print how many findings each rule has, instead of the findings")
-    output.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    output.add_argument("--exit-zero", action="store_true",
+                        help="exit 0 even when there are findings or files that could not be parsed")
 
     fixes = parser.add_argument_group("fixing")
     if not fixing:
@@ -301,6 +302,13 @@ def _print_errors(errors: list[str]) -> None:
         print(message, file=sys.stderr)
 
 
+def _fails(errors: list[str], report: Report, exit_zero: bool) -> bool:
+    """Whether the run exits 2: an input could not be read or written, or one could not be parsed and there is no
+    --exit-zero (ruff reports a syntax error as a finding, which --exit-zero lets pass; the file is still named)."""
+    could_not_parse = len(report.unparsed)  # each of them has its line among ``errors``
+    return len(errors) > could_not_parse or (could_not_parse > 0 and not exit_zero)
+
+
 def _jobs(text: str) -> int:
     try:
         jobs = int(text)
@@ -325,7 +333,7 @@ def _lint(settings: Settings, args: argparse.Namespace, output_format: str) -> i
     report, errors = lint(args.paths, settings, args.stdin_filename, shows_edits, _performance(args))
     _print_errors(errors)
     _write_report(report, args, output_format, sys.stdout)
-    if errors:
+    if _fails(errors, report, args.exit_zero):
         return EXIT_ERROR
     return EXIT_FINDINGS if report.findings and not args.exit_zero else EXIT_CLEAN
 
@@ -350,7 +358,7 @@ def _fix(settings: Settings, args: argparse.Namespace, output_format: str) -> in
         from .dependencies import NOTICE
 
         print(NOTICE, file=sys.stderr)
-    if run.errors:
+    if _fails(run.errors, run.report, args.exit_zero):
         return EXIT_ERROR
     return EXIT_FINDINGS if (run.changed_files or run.left) and not args.exit_zero else EXIT_CLEAN
 

@@ -22,8 +22,8 @@ from .jobs import FileResult, Linter, fix_files, lint_files
 from .lint_context import LintContext
 from .noqa import filter_suppressed
 from .progress import Progress
-from .report import Report, Reported, plural
-from .writing import StaleTemporaries, write_atomically
+from .report import Report, Reported, Unparsed, plural
+from .writing import ChangedOnDisk, StaleTemporaries, StillAsRead, write_atomically
 
 # The engine and the fixer (LibCST, the analysis) are imported where a file is analysed or fixed: a run answered
 # from the cache needs neither (``jobs`` imports them the same way).
@@ -41,8 +41,9 @@ class Input:
 
 
 def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, errors: list[str],
-                stdin_bytes: list[bytes] | None = None) -> Iterator[Input]:
-    """Each readable input once, decoded, with the codes enabled for it; what cannot be read goes to ``errors``.
+                stdin_bytes: list[bytes] | None = None, unparsed: list[Unparsed] | None = None) -> Iterator[Input]:
+    """Each readable input once, decoded, with the codes enabled for it; what cannot be read goes to ``errors``
+    (and, when it cannot be decoded, to ``unparsed`` too).
 
     Standard input's raw bytes are appended to ``stdin_bytes`` when given, so a filter can pass them through.
     With ``force-exclude``, standard input named (``--stdin-filename``) like an excluded file is not linted.
@@ -55,7 +56,7 @@ def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, error
             try:
                 source = decode_source(data)
             except SourceError as error:
-                errors.append(f"{stdin_filename}: could not parse: {error}")
+                could_not_parse(stdin_filename, error, errors, unparsed)
             else:
                 yield Input(stdin_filename, source, settings.enabled_codes(relative_to(stdin_filename, settings.root)),
                             True)
@@ -68,9 +69,16 @@ def iter_inputs(paths: list[str], settings: Settings, stdin_filename: str, error
         try:
             source = read_source(item)
         except SourceError as error:
-            errors.append(f"{item}: could not parse: {error}")
+            could_not_parse(item, error, errors, unparsed)
             continue
         yield Input(item, source, settings.enabled_codes(relative_to(item, settings.root)))
+
+
+def could_not_parse(name: str, error: SourceError, errors: list[str], unparsed: list[Unparsed] | None) -> None:
+    """One line for stderr, and (for the formats for programs) the file as a finding without a code."""
+    errors.append(f"{name}: could not parse: {error}")
+    if unparsed is not None:
+        unparsed.append(Unparsed(name, str(error)))
 
 
 @dataclass(frozen=True)
@@ -119,10 +127,11 @@ def _fix_one(each: Input, settings: Settings, unsafe: bool, context: LintContext
 
 def lint(paths: list[str], settings: Settings, stdin_filename: str = "stdin", shows_edits: bool = False,
          performance: Performance = Performance()) -> tuple[Report, list[str]]:
-    """Lint files, folders and ``-``; returns the report and one message per input that could not be linted."""
+    """Lint files, folders and ``-``; returns the report and one message per input that could not be linted (those
+    that could not be parsed are in ``report.unparsed`` too)."""
     report = Report()
     errors: list[str] = []
-    inputs = list(iter_inputs(paths, settings, stdin_filename, errors))
+    inputs = list(iter_inputs(paths, settings, stdin_filename, errors, unparsed=report.unparsed))
     linter = Linter.for_settings(settings, performance.cache_dir, performance.cache)
     files = [each for each in inputs if not each.is_stdin and not is_notebook(each.name)]
     progress = Progress(len(files))
@@ -137,7 +146,7 @@ def lint(paths: list[str], settings: Settings, stdin_filename: str = "stdin", sh
             result = result_of.get(id(each))
             found = _lint_one(each, settings, shows_edits) if result is None else _reported(each, result)
         except SourceError as error:
-            errors.append(f"{each.name}: could not parse: {error}")
+            could_not_parse(each.name, error, errors, report.unparsed)
             continue
         if found:
             report.findings.extend(found)
@@ -191,7 +200,7 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
     run = FixRun()
     stdin_bytes: list[bytes] = []
     stale = StaleTemporaries()
-    inputs = list(iter_inputs(paths, settings, stdin_filename, run.errors, stdin_bytes))
+    inputs = list(iter_inputs(paths, settings, stdin_filename, run.errors, stdin_bytes, run.report.unparsed))
     linter = Linter.for_settings(settings, None, use_cache=False)
     context = linter.context
     files = [each for each in inputs if not each.is_stdin and not is_notebook(each.name)]
@@ -210,7 +219,7 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
             else:
                 outcome = FixOutcome(result.text, result.fixed, result.remaining_diagnostics(each.name))
         except SourceError as error:
-            run.errors.append(f"{each.name}: could not parse: {error}")
+            could_not_parse(each.name, error, run.errors, run.report.unparsed)
             continue
         except FixError as error:
             run.errors.append(f"{each.name}: internal error, file left unchanged: {error}")
@@ -231,10 +240,9 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
             sys.stdout.buffer.write(outcome.text.encode(each.source.encoding))
             run.filtered_stdin = True
         elif writes and changed:
-            try:
-                write_atomically(each.name, outcome.text.encode(each.source.encoding))
-            except (OSError, UnicodeEncodeError) as error:
-                run.errors.append(f"{each.name}: could not write, left unchanged: {error}")
+            problem = _write_back(each, outcome.text)
+            if problem is not None:
+                run.errors.append(problem)
                 written = False
         if written:
             run.fixed += outcome.fixed
@@ -255,6 +263,28 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
         sys.stdout.buffer.write(stdin_bytes[0])  # a filter never loses its input: pass it through unchanged
         run.filtered_stdin = True
     return run
+
+
+def _write_back(each: Input, text: str) -> str | None:
+    """Write ``text`` over the file ``each`` was read from, unless the file changed since; None when written,
+    else the message that says why not (the file is left as it is)."""
+    try:
+        write_atomically(each.name, text.encode(each.source.encoding), _still_as_read(each.source))
+    except ChangedOnDisk:
+        return f"{each.name}: changed on disk since it was read, left unchanged: run again"
+    except (OSError, UnicodeEncodeError) as error:
+        return f"{each.name}: could not write, left unchanged: {error}"
+    return None
+
+
+def _still_as_read(source: Source) -> StillAsRead:
+    """Whether bytes on disk still decode to ``source``: then writing its fixed text loses nothing."""
+    def check(data: bytes) -> bool:
+        try:
+            return decode_source(data) == source
+        except SourceError:
+            return False
+    return check
 
 
 @dataclass
@@ -283,10 +313,9 @@ def add_noqa_comments(paths: list[str], settings: Settings) -> NoqaRun:
         text, added = add_noqa(each.source.text, [item.diagnostic for item in found])
         if not added:
             continue
-        try:
-            write_atomically(each.name, text.encode(each.source.encoding))
-        except (OSError, UnicodeEncodeError) as error:
-            run.errors.append(f"{each.name}: could not write, left unchanged: {error}")
+        problem = _write_back(each, text)
+        if problem is not None:
+            run.errors.append(problem)
             continue
         run.added += added
         run.files += 1

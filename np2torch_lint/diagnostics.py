@@ -37,6 +37,9 @@ class Finding:
     node: cst.CSTNode = field(repr=False)
     message: str
     fix: Fix | None = None
+    #: the call through which it holds (``analysis.CallSite``), when only a read with a caller's arguments found
+    #: it: the message then names that call
+    through: object | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from typing import Mapping
 import libcst as cst
 
 from .diagnostics import Finding
-from .fix_imports import Spelling
+from .fix_imports import ImportLayout, Spelling
 from .fixer import edits_of_one_fix
 from .fixes import Edit, FixStyle
 from .positions import LineIndex, Span
@@ -26,8 +26,10 @@ class FixEdits:
                  module_names: Mapping[str, str]) -> None:
         self.text, self.module, self.spans = text, module, spans
         self.lines = LineIndex(text)
-        # one Edit for the file: how it spells names is worked out once; each fix starts with no imports
+        # one Edit and one import layout for the file: how it spells names and where its imports are are worked
+        # out once, not once per finding; each fix starts with no imports
         self.edit = Edit(style, Spelling(dict(module_names)), module, text)
+        self.layout = ImportLayout(module, spans)
 
     def of(self, finding: Finding) -> list[TextEdit]:
         """Empty when there is no fix, or one the fixer would not apply on its own."""
@@ -36,7 +38,7 @@ class FixEdits:
         self.edit.imports = set()
         return [TextEdit(new, self._position(start), self._position(end))
                 for start, end, new in sorted(edits_of_one_fix(self.text, self.module, finding, self.spans,
-                                                               self.edit))]
+                                                               self.edit, self.layout))]
 
     def _position(self, offset: int) -> tuple[int, int]:
         where = self.lines.position(offset)

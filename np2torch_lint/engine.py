@@ -24,6 +24,7 @@ from .files import SourceError, line_and_column
 from .fixes import FixStyle
 from .lint_context import LintContext
 from .analysis import Facts, analyze
+from .analysis.facts import CallSite
 from .noqa import skips_file
 from .positions import Span, locate, ranges
 from .project import ModuleLink
@@ -286,14 +287,34 @@ def findings_for(module: cst.Module, codes: Collection[str] | None = None,
     if project is not None and filename is not None:
         # the project facts first: working them out may analyse this file (kept for its turn), and reads every
         # file's text (so that its summary, remembered with its analysis, can be cached)
-        changed_in = project.facts().default_dtype_changed_in
+        changed_in = project.facts().default_dtype_changed_for(project.relative(filename))
         facts, link = project.analysis_for_its_turn(filename, module)
         facts.default_dtype_changed_in = changed_in
     else:
         facts = analyze(module, context.models if context is not None else None)
-    findings = [finding for rule in ALL_RULES if codes is None or rule.CODE in codes
-                for finding in rule.check(facts, style)]
-    return findings, facts, link
+    return rule_findings(facts, codes, style), facts, link
+
+
+def rule_findings(facts: Facts, codes: Collection[str] | None, style: FixStyle) -> list[Finding]:
+    """What every rule (``codes`` among them) finds in one module's facts, one finding of a rule per node."""
+    return one_per_node([finding for rule in ALL_RULES if codes is None or rule.CODE in codes
+                         for finding in rule.check(facts, style)])
+
+
+def one_per_node(findings: list[Finding]) -> list[Finding]:
+    """One finding of a rule per node: a body read with its parameters unknown and again with a caller's arguments
+    may both find it; the first that holds without a caller's arguments is kept, else the first."""
+    kept: dict[tuple[str, cst.CSTNode], int] = {}
+    chosen: list[Finding] = []
+    for finding in findings:
+        key = (finding.code, finding.node)
+        index = kept.get(key)
+        if index is None:
+            kept[key] = len(chosen)
+            chosen.append(finding)
+        elif chosen[index].through is not None and finding.through is None:
+            chosen[index] = finding
+    return chosen
 
 
 @dataclass
@@ -308,6 +329,8 @@ class Analysis:
     spans: Mapping[cst.CSTNode, Span] = field(default_factory=dict)
     #: the other modules of the project whose summaries the analysis used: path -> digest (for the cache)
     dependencies: dict[str, str] = field(default_factory=dict)
+    #: findings in other modules' code that hold through this file's calls: module path -> its diagnostics
+    contributed: dict[str, list[Diagnostic]] = field(default_factory=dict)
 
     @property
     def positions(self) -> dict[cst.CSTNode, CodeRange]:
@@ -376,20 +399,71 @@ def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None
         module = parse(text)
     findings, facts, link = findings_for(module, codes, style, context, filename)
     dependencies = dict(link.dependencies) if link is not None else {}
-    if not findings:
+    if link is not None:
+        link.project.keep_linted_tree(filename, text, module)  # for the callers linted later (foreign.py)
+    foreign = {path: rule_findings(found, codes, style) for path, found in facts.foreign.items()}
+    foreign = {path: found for path, found in foreign.items() if found}
+    if not findings and not foreign:
         return Analysis(module, facts, dependencies=dependencies)
     wanted = {finding.node for finding in findings}
     wanted.update(finding.fix.target for finding in findings if finding.fix is not None and finding.fix.target)
+    sites = [finding.through for found in (findings, *foreign.values()) for finding in found
+             if isinstance(finding.through, CallSite)]
+    wanted.update(site.node for site in sites if site.module is None)
     if any(finding.fix is not None for finding in findings):
         wanted.update(layout_statements(module))
     spans = locate(module, text, wanted)
-    diagnostics = []
-    for finding in findings:
-        where = spans[finding.node].range
-        diagnostics.append(Diagnostic(
-            finding.code, finding.message, filename, where.start.line, where.start.column + 1, where.end.line,
-            where.end.column + 1, finding.fix))
-    return Analysis(module, facts, findings, diagnostics, spans, dependencies)
+    lines = _CallLines(link, filename, spans, sites, foreign)
+    diagnostics = [_diagnostic(finding, filename, spans, lines, None) for finding in findings]
+    contributed = {}
+    for path, found in foreign.items():
+        their_spans = lines.spans_in(path)
+        contributed[str(path)] = [_diagnostic(finding, str(path), their_spans, lines, path, fix=False)
+                                  for finding in found]
+    return Analysis(module, facts, findings, diagnostics, spans, dependencies, contributed)
+
+
+def _diagnostic(finding: Finding, filename: str, spans: Mapping[cst.CSTNode, Span], lines: _CallLines,
+                module: object | None, fix: bool = True) -> Diagnostic:
+    """A finding where it is; one that holds through a call names that call, so that a reader can check it there.
+    A finding in another module's code (``module``) carries no fix: that file is fixed on its own."""
+    where = spans[finding.node].range
+    message = finding.message
+    if isinstance(finding.through, CallSite):
+        message += f" (through the call of {finding.through.callee} at {lines.of(finding.through, module)})"
+    return Diagnostic(finding.code, message, filename, where.start.line, where.start.column + 1, where.end.line,
+                      where.end.column + 1, finding.fix if fix else None)
+
+
+class _CallLines:
+    """Where the calls that findings hold through are: ``line 88`` in the same file, ``train.py:88`` in another
+    (located once per module, with the findings in that module's code)."""
+
+    def __init__(self, link: ModuleLink | None, filename: str, spans: Mapping[cst.CSTNode, Span],
+                 sites: list[CallSite], foreign: Mapping[object, list[Finding]]) -> None:
+        self.link, self.filename = link, filename
+        self._spans: dict[object | None, Mapping[cst.CSTNode, Span]] = {None: spans}
+        wanted: dict[object, set[cst.CSTNode]] = {path: {finding.node for finding in found}
+                                                  for path, found in foreign.items()}
+        for site in sites:
+            if site.module is not None:
+                wanted.setdefault(site.module, set()).add(site.node)
+        for path, nodes in wanted.items():
+            module = link.foreign_module(path) if link is not None else None
+            self._spans[path] = locate(module.tree, module.text, nodes) if module is not None else {}
+
+    def spans_in(self, module: object) -> Mapping[cst.CSTNode, Span]:
+        return self._spans.get(module, {})
+
+    def of(self, site: CallSite, reported_in: object | None) -> str:
+        span = self._spans.get(site.module, {}).get(site.node)
+        line = span.range.start.line if span is not None else "?"
+        if site.module == reported_in:
+            return f"line {line}"
+        name = self.filename if site.module is None else str(site.module)
+        if self.link is not None:
+            name = self.link.project.relative(name)
+        return f"{name}:{line}"
 
 
 def layout_statements(module: cst.Module) -> list[cst.CSTNode]:

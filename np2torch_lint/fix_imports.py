@@ -229,45 +229,64 @@ class NameClash(Exception):
 # --- where an import goes ----------------------------------------------------------------------------------
 
 
-def import_edits(module: cst.Module, spans: Mapping[cst.CSTNode, Span], needed: Iterable[Import],
-                 before: int) -> list[tuple[int, int, str]]:
-    """Text edits ``(start, end, new text)`` that add ``needed`` imports to the module's first import block,
-    where isort's default profile would put them (third-party section, sorted; after a docstring and
-    ``from __future__``); an import the block already has before offset ``before`` is not added again."""
-    newline = module.default_newline
-    statements = _top_level_imports(module, spans)
-    present = {imported for statement, _ in statements if spans[statement].start < before
-               for imported in _imports_of(statement)}
-    wanted = sorted(set(needed) - present)
-    if not wanted:
-        return []
-    edits: list[tuple[int, int, str]] = []
-    # names from a module the block already imports from, on one plain line: merged into that line (as isort)
-    from_names: dict[str, list[Import]] = {}
-    for item in wanted:
-        if item.name is not None:
-            from_names.setdefault(item.module, []).append(item)
-    lines: list[tuple[Import, str]] = []
-    for module_name, items in sorted(from_names.items()):
-        merged = False
-        for statement, small in statements:
-            if (isinstance(small, cst.ImportFrom) and spans[statement].start < before
-                    and _plain_from_line(statement, small) and not small.relative
-                    and _dotted(small.module) == module_name):  # type: ignore[arg-type]
-                names = [_alias_text(alias) for alias in small.names]  # type: ignore[union-attr]
-                names += [_name_text(item) for item in items]
-                span = spans[statement]  # its own line only: the blank lines and comments above it stay
-                edits.append((span.syntactic_start, span.end, _from_line(module_name, names, newline)))
-                merged = True
-                break
-        if not merged:
-            lines.append((items[0], _from_line(module_name, [_name_text(item) for item in items], newline)))
-    lines.extend((item, _import_line(item, newline)) for item in wanted if item.name is None)
-    for item, text in lines:
-        edits.append(_insertion(module, spans, statements, item, text))
-    # several new lines at one place go in isort's order
-    edits.sort(key=lambda edit: (edit[0], edit[1]))
-    return _join_insertions(edits)
+class ImportLayout:
+    """Where one module's imports are, worked out once for every fix of it (a file can have thousands): its
+    top-level import statements, the docstring and ``from __future__`` head, and the first import block's groups
+    with their isort sections."""
+
+    def __init__(self, module: cst.Module, spans: Mapping[cst.CSTNode, Span]) -> None:
+        self.module, self.spans = module, spans
+        self.statements = _top_level_imports(module, spans)
+        self.head = _head(module)
+        self.groups = _groups(_first_block(module, self.head))
+        self.sections = [_group_section(group) for group in self.groups]
+        self._length: int | None = None
+
+    @property
+    def length(self) -> int:
+        """The module's length as printed (needed only where it has no import block nor another statement)."""
+        if self._length is None:
+            self._length = len(self.module.code)
+        return self._length
+
+    def edits(self, needed: Iterable[Import], before: int) -> list[tuple[int, int, str]]:
+        """Text edits ``(start, end, new text)`` that add ``needed`` imports to the module's first import block,
+        where isort's default profile would put them (third-party section, sorted; after a docstring and
+        ``from __future__``); an import the block already has before offset ``before`` is not added again."""
+        module, spans, statements = self.module, self.spans, self.statements
+        newline = module.default_newline
+        present = {imported for statement, _ in statements if spans[statement].start < before
+                   for imported in _imports_of(statement)}
+        wanted = sorted(set(needed) - present)
+        if not wanted:
+            return []
+        edits: list[tuple[int, int, str]] = []
+        # names from a module the block already imports from, on one plain line: merged into that line (as isort)
+        from_names: dict[str, list[Import]] = {}
+        for item in wanted:
+            if item.name is not None:
+                from_names.setdefault(item.module, []).append(item)
+        lines: list[tuple[Import, str]] = []
+        for module_name, items in sorted(from_names.items()):
+            merged = False
+            for statement, small in statements:
+                if (isinstance(small, cst.ImportFrom) and spans[statement].start < before
+                        and _plain_from_line(statement, small) and not small.relative
+                        and _dotted(small.module) == module_name):  # type: ignore[arg-type]
+                    names = [_alias_text(alias) for alias in small.names]  # type: ignore[union-attr]
+                    names += [_name_text(item) for item in items]
+                    span = spans[statement]  # its own line only: the blank lines and comments above it stay
+                    edits.append((span.syntactic_start, span.end, _from_line(module_name, names, newline)))
+                    merged = True
+                    break
+            if not merged:
+                lines.append((items[0], _from_line(module_name, [_name_text(item) for item in items], newline)))
+        lines.extend((item, _import_line(item, newline)) for item in wanted if item.name is None)
+        for item, text in lines:
+            edits.append(_insertion(self, item, text))
+        # several new lines at one place go in isort's order
+        edits.sort(key=lambda edit: (edit[0], edit[1]))
+        return _join_insertions(edits)
 
 
 def _join_insertions(edits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -388,14 +407,9 @@ def _item_key(item: Import) -> tuple[int, str]:
     return (0 if item.name is None else 1), item.module.lower()
 
 
-def _insertion(module: cst.Module, spans: Mapping[cst.CSTNode, Span],
-               statements: list[tuple[cst.SimpleStatementLine, cst.Import | cst.ImportFrom]], item: Import,
-               text: str) -> tuple[int, int, str]:
+def _insertion(layout: ImportLayout, item: Import, text: str) -> tuple[int, int, str]:
+    module, spans, head, groups, sections = layout.module, layout.spans, layout.head, layout.groups, layout.sections
     newline = module.default_newline
-    head = _head(module)
-    block = _first_block(module, head)
-    groups = _groups(block)
-    sections = [_group_section(group) for group in groups]
     third = next((i for i, group in enumerate(groups) if any(
         _top_module(small) in ("torch", "numpy") for _, small in group)), None)
     if third is None:
@@ -422,7 +436,7 @@ def _insertion(module: cst.Module, spans: Mapping[cst.CSTNode, Span],
     if head:
         end = spans[head[-1]].end if head[-1] in spans else 0
         return end, end, newline + text + gap
-    start = spans[after_head].start if after_head is not None and after_head in spans else len(module.code)
+    start = spans[after_head].start if after_head is not None and after_head in spans else layout.length
     return start, start, text + gap
 
 

@@ -21,7 +21,7 @@ from libcst._nodes.internal import CodegenState
 
 from .diagnostics import Applicability, Diagnostic, Finding
 from .engine import LintContext, analyse_on_this_thread, by_position, parse, run_with_deep_stack
-from .fix_imports import NameClash, Spelling, import_edits
+from .fix_imports import ImportLayout, NameClash, Spelling
 from .files import SourceError
 from .fixes import Edit, FixStyle, without_redundant_cast
 from .noqa import filter_suppressed
@@ -117,7 +117,7 @@ def _apply(text: str, module: cst.Module, candidates: list[Finding], spans: Mapp
     if not replacements:
         return text, 0
     first_target = replacements[0][0]
-    edits = replacements + import_edits(module, spans, edit.imports, first_target)
+    edits = replacements + ImportLayout(module, spans).edits(edit.imports, first_target)
     return _spliced(text, edits), len(replacements)
 
 
@@ -145,8 +145,8 @@ def _replacement(finding: Finding, target: cst.CSTNode, span: Span, text: str, m
     new_text = _printed(built, span.indent, module)
     # a replacement is printed at the target's indentation: where that matters (a line break), check that this
     # prints the target as it stands; and keep every comment (a fix that would drop one is not applied)
-    if (("\n" in old_text or "\r" in old_text) and _printed(original, span.indent, module) != old_text) or Counter(
-            _COMMENT.findall(old_text)) - Counter(_COMMENT.findall(new_text)):
+    if (("\n" in old_text or "\r" in old_text) and _printed(original, span.indent, module) != old_text) or (
+            "#" in old_text and Counter(_COMMENT.findall(old_text)) - Counter(_COMMENT.findall(new_text))):
         edit.imports = imports_before
         return None
     return start, end, new_text
@@ -195,12 +195,13 @@ def _spliced(text: str, edits: list[tuple[int, int, str]]) -> str:
 
 
 def edits_of_one_fix(text: str, module: cst.Module, finding: Finding, spans: Mapping[cst.CSTNode, Span],
-                     edit: Edit) -> list[tuple[int, int, str]]:
+                     edit: Edit, layout: ImportLayout) -> list[tuple[int, int, str]]:
     """The text edits ``(start, end, new text)`` of one finding's fix applied alone to ``text``: its replacement
     and the imports it needs, as a pass of ``fix_text`` writes them (reports show them as ruff's ``fix.edits``);
-    empty where the fix cannot be applied. ``edit.imports`` should start empty."""
+    empty where the fix cannot be applied. ``edit.imports`` should start empty; ``layout`` is the module's, made
+    once for all its findings."""
     target = _target(finding)
     replacement = _replacement(finding, target, spans[target], text, module, edit)
     if replacement is None:
         return []
-    return [replacement, *import_edits(module, spans, edit.imports, replacement[0])]
+    return [replacement, *layout.edits(edit.imports, replacement[0])]

@@ -159,33 +159,64 @@ def _called_name(node: cst.Call) -> str | None:
     return func.value if isinstance(func, cst.Name) else None
 
 
-def prepare_for_numpy(node: cst.CSTNode, edit: Edit, method: str) -> cst.CSTNode:
-    """``t.numpy()`` -> ``t.<method>().numpy()`` (inline) or ``to_numpy(t)`` (helpers); likewise for
-    ``np.asarray(t)``/``np.array(t)``, whose tensor argument gets ``.<method>()`` or becomes ``to_numpy(t)``."""
+def prepare_for_numpy(node: cst.CSTNode, edit: Edit, method: str,
+                      arguments: tuple[tuple[int, int | None], ...] = ()) -> cst.CSTNode:
+    """``t.numpy()`` -> ``t.<method>().numpy()`` (inline) or ``to_numpy(t)`` (helpers); a NumPy function's tensor
+    arguments at ``arguments`` ((argument, item) positions, item None for the argument itself) likewise get
+    ``.<method>()`` or become ``to_numpy(t)``, and ``np.asarray(t)``/``np.array(t)`` become ``to_numpy(t)``."""
     if not isinstance(node, cst.Call):
         return node
     name = _called_name(node)
     if name == "numpy" and isinstance(node.func, cst.Attribute):
         receiver = node.func.value
         keeps_comments = _is_simple(node.func.dot.whitespace_before) and _is_simple(node.func.dot.whitespace_after)
-        if edit.style is FixStyle.HELPERS and keeps_comments:  # an argument needs no parentheses of its own
-            return node.with_changes(func=edit.helper("to_numpy"),
+        # to_numpy takes no force=: only the default (False) goes, any other argument keeps the plain idiom
+        if edit.style is FixStyle.HELPERS and keeps_comments and all(_is_default_force(arg) for arg in node.args):
+            return node.with_changes(func=edit.helper("to_numpy"),  # an argument needs no parentheses of its own
                                      args=[cst.Arg(unparenthesized(_without_host_copy(receiver)))])
         moved = method_call(receiver, method)
         return node.with_changes(func=node.func.with_changes(value=moved))
-    if name in ("asarray", "asanyarray", "array") and node.args and not node.args[0].keyword:
-        tensor = node.args[0].value
-        if edit.style is FixStyle.HELPERS:
-            tensor = _without_host_copy(tensor)
-            if len(node.args) == 1:  # np.array copies; np.asarray shares when it can, as to_numpy does
-                copy = [keyword("copy", cst.Name("True"))] if name == "array" else []
-                return call(edit.helper("to_numpy"), cst.Arg(tensor), *copy).with_changes(
-                    lpar=node.lpar, rpar=node.rpar)
-            converted = call(edit.helper("to_numpy"), cst.Arg(tensor))
+    if (name in ("asarray", "asanyarray", "array") and arguments == ((0, None),) and edit.style is FixStyle.HELPERS
+            and len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star):
+        # np.array copies; np.asarray shares when it can, as to_numpy does
+        copy = [keyword("copy", cst.Name("True"))] if name == "array" else []
+        return call(edit.helper("to_numpy"), cst.Arg(_without_host_copy(node.args[0].value)), *copy).with_changes(
+            lpar=node.lpar, rpar=node.rpar)
+    positional = [index for index, arg in enumerate(node.args) if not arg.keyword and not arg.star]
+    args = list(node.args)
+    for position, item in arguments:
+        if position >= len(positional):
+            return node  # the call is not the one the analysis read: leave it
+        index = positional[position]
+        value = args[index].value
+        if item is None:
+            value = _ready_for_numpy(value, edit, method)
+        elif isinstance(value, (cst.List, cst.Tuple)) and item < len(value.elements):
+            elements = list(value.elements)
+            elements[item] = elements[item].with_changes(value=_ready_for_numpy(elements[item].value, edit, method))
+            value = value.with_changes(elements=elements)
         else:
-            converted = method_call(tensor, method)
-        return node.with_changes(args=[node.args[0].with_changes(value=converted), *node.args[1:]])
-    return node
+            return node
+        args[index] = args[index].with_changes(value=value)
+    return node.with_changes(args=args)
+
+
+def numpy_function(qualname: str) -> str:
+    """How a message names a NumPy function: ``np.linalg.norm`` for ``numpy.linalg.norm``."""
+    return "np." + qualname.removeprefix("numpy.")
+
+
+def _ready_for_numpy(tensor: cst.BaseExpression, edit: Edit, method: str) -> cst.BaseExpression:
+    """A tensor expression NumPy may convert: ``to_numpy(t)`` (helpers) or ``t.<method>()`` (inline)."""
+    if edit.style is FixStyle.HELPERS:
+        return call(edit.helper("to_numpy"), cst.Arg(unparenthesized(_without_host_copy(tensor))))
+    return method_call(tensor, method)
+
+
+def _is_default_force(arg: cst.Arg) -> bool:
+    """``False`` or ``force=False`` given to ``Tensor.numpy``: what it does without it."""
+    return (not arg.star and (arg.keyword is None or arg.keyword.value == "force")
+            and isinstance(arg.value, cst.Name) and arg.value.value == "False")
 
 
 def _without_host_copy(tensor: cst.BaseExpression) -> cst.BaseExpression:

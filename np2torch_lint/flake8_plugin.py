@@ -78,6 +78,8 @@ class Np2TorchChecker:
             result = linter.result(self.filename, text, edits=False)
             if result.error is not None:
                 return  # flake8 reports its own E999
+            key = linter.known(self.filename, text)[0]
+            result = result.with_incoming(linter.incoming({key: result}).get(key, []))  # what importers' calls find
             diagnostics = [diagnostic for diagnostic, _ in result.findings(self.filename)]
             diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
         if not self.disable_noqa:

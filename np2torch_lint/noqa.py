@@ -12,6 +12,7 @@ import tokenize
 from io import StringIO
 
 from .diagnostics import Diagnostic
+from .text_edits import source_lines  # not positions: LibCST is for analysing only (start-up time)
 
 _SKIP_FILE = re.compile(r"^[ \t]*#[ \t]*(?:np2torch-lint[ \t]*:[ \t]*skip-file|flake8[:=][ \t]*noqa)[ \t]*$",
                         re.IGNORECASE | re.MULTILINE)
@@ -64,7 +65,7 @@ def _statement_text(text: str) -> dict[int, str]:
     splits at each line. Here a logical line ends at a NEWLINE token, or at a blank or comment line outside
     brackets, so a ``# noqa`` on the closing line of a bracketed call covers the whole call.
     """
-    lines = text.splitlines(keepends=True)
+    lines = source_lines(text)  # as the tokenizer counts them: a form feed ends no line
     mapping: dict[int, str] = {}
     first, last, depth = len(lines) + 2, -1, 0
     try:

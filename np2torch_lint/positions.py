@@ -19,6 +19,7 @@ from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
 _NEWLINE = re.compile(r"\r\n?|\n")  # LibCST's own idea of a line break
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,18 +60,29 @@ def locate(module: cst.Module, text: str, nodes: Collection[cst.CSTNode]) -> dic
     module._codegen(state)
     lines = LineIndex(text)
     limit = len(text)  # a module without a final newline prints one and takes it back at the very end
+    # LibCST prints a line's indentation as its block's: where a form feed sits in it, the text differs
+    to_text = _PrintedToText(module.code, text) if "\f" in text else None
     spans = {}
     for node in nodes:
         found = state.found.get(id(node))
         if found is None:
             continue  # not in this module
         start, end, indent, parent, grandparent = found
-        recorded = state.syntactic.get(id(node), (start, end))
-        syntactic_start, syntactic_end = min(recorded[0], limit), min(recorded[1], limit)
+        syntactic_start, syntactic_end = state.syntactic.get(id(node), (start, end))
+        if to_text is not None:
+            start, end = to_text.start(start), to_text.end(end)
+            syntactic_start, syntactic_end = to_text.start(syntactic_start), to_text.end(syntactic_end)
+        syntactic_start, syntactic_end = min(syntactic_start, limit), min(syntactic_end, limit)
         spans[node] = Span(min(start, limit), min(end, limit),
                            CodeRange(lines.position(syntactic_start), lines.position(syntactic_end)),
                            syntactic_start, syntactic_end, indent, parent, grandparent)
     return spans
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines as Python and LibCST count them (``\\n``, ``\\r\\n`` or ``\\r`` ends a line; a form feed does not,
+    unlike ``str.splitlines``), each with its line ending."""
+    return _LINE.findall(text)
 
 
 def ranges(spans: Mapping[cst.CSTNode, Span]) -> dict[cst.CSTNode, CodeRange]:
@@ -152,3 +164,52 @@ class _LocatingState(CodegenState):
             return recorded
         start, end = self.found[id(node)][:2]
         return start, end
+
+
+_INDENTATION = re.compile(r"[ \t\f]*")
+
+
+class _PrintedToText:
+    """Offsets in the module as LibCST prints it -> offsets in the text it was parsed from.
+
+    LibCST keeps one indentation per block: it drops a form feed from a line's indentation (Python's tokenizer
+    counts columns afresh after one), or repeats the block's first line's on every line. So only the indentation
+    at the start of a line can differ; if anything else does, the offsets stay as printed.
+    """
+
+    def __init__(self, printed: str, text: str) -> None:
+        printed_lines, text_lines = source_lines(printed), source_lines(text)
+        self.printed_starts: list[int] = []  # of the lines that differ
+        self.lines: list[tuple[int, int, int]] = []  # their text start, printed indentation, text indentation
+        if len(printed_lines) != len(text_lines):
+            return
+        printed_start = text_start = 0
+        for printed_line, text_line in zip(printed_lines, text_lines):
+            if printed_line != text_line:
+                printed_indent = _INDENTATION.match(printed_line).end()  # type: ignore[union-attr]
+                text_indent = _INDENTATION.match(text_line).end()  # type: ignore[union-attr]
+                if printed_line[printed_indent:] != text_line[text_indent:]:
+                    self.printed_starts, self.lines = [], []
+                    return
+                self.printed_starts.append(printed_start)
+                self.lines.append((text_start, printed_indent, text_indent))
+            printed_start += len(printed_line)
+            text_start += len(text_line)
+
+    def _map(self, offset: int, is_end: bool) -> int:
+        index = bisect.bisect_right(self.printed_starts, offset) - 1
+        if index < 0:
+            return offset
+        text_start, printed_indent, text_indent = self.lines[index]
+        into = offset - self.printed_starts[index]
+        if into == 0 and (printed_indent > 0 or is_end):
+            return text_start  # the line's start: a statement starts, the one before it ends
+        if into >= printed_indent:  # after the indentation, or on a later line that is the same in both
+            return text_start + text_indent + into - printed_indent
+        return text_start + min(into, text_indent)
+
+    def start(self, offset: int) -> int:
+        return self._map(offset, is_end=False)
+
+    def end(self, offset: int) -> int:
+        return self._map(offset, is_end=True)

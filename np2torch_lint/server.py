@@ -96,7 +96,7 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
     from .diagnostics import Applicability
     from .editor_edits import LineEdit, fix_all_edits, fix_one_edits, noqa_edit
     from .engine import lint_text
-    from .jobs import Linter
+    from .jobs import Linter, incoming_diagnostics
     from .files import SourceError, matches_any, relative_to
     from .noqa import filter_suppressed
     from .notebooks.magics import split_lines
@@ -124,27 +124,16 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
         except ConfigError as error:
             return Settings(), f"np2torch-lint: {error}; using the default settings"
 
-    free_linters: dict = {}  # settings' source -> the project contexts no thread uses now
-    linters_lock = threading.Lock()
-
     @contextmanager
     def project_context(settings: Settings, path: str | None) -> Iterator[object]:
-        """A project context of the workspace file (with the CLI's cache when it exists) that no other thread uses
-        meanwhile: one made before, or a new one; None for unsaved documents."""
-        linter = None
-        if path is not None:
-            with linters_lock:
-                free = free_linters.setdefault(settings.source, [])
-                linter = free.pop() if free else None
-            if linter is None:
-                cache_folder = settings.root / settings.cache_dir
-                linter = Linter.for_settings(settings, None, use_cache=cache_folder.is_dir())
-        try:
-            yield linter.context if linter is not None else None
-        finally:
-            if linter is not None:
-                with linters_lock:
-                    free_linters[settings.source].append(linter)
+        """A linter of the workspace file's project (with the CLI's cache when it exists), made for this lint: a
+        project is read once per run, and the files beside the document change between lints (an importer added,
+        a module edited); one per lint is also one per thread. None for unsaved documents."""
+        if path is None:
+            yield None
+            return
+        cache_folder = settings.root / settings.cache_dir
+        yield Linter.for_settings(settings, None, use_cache=cache_folder.is_dir())
 
     def lint_snapshot(uri: str, version: int | None, text: str) -> Linted:
         path = to_fs_path(uri)
@@ -157,8 +146,10 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
         snapshot = Linted(version, text, name, codes, settings.fix_style, [], config_problem, settings, path,
                           split_lines(text))
         try:
-            with project_context(settings, path) as context:
-                found = lint_text(text, name, codes, settings.fix_style, context)
+            with project_context(settings, path) as linter:
+                found = lint_text(text, name, codes, settings.fix_style, linter.context if linter else None)
+                if linter is not None:  # what importers' calls find here, as np2torch-lint and flake8 report it
+                    found = [*found, *incoming_diagnostics(linter, path, text, found, codes)]
         except SourceError as error:
             return replace(snapshot, problem=f"{name}: could not parse: {error}")
         except Exception as error:  # noqa: BLE001 - a bug of ours must not take the editor's server down
@@ -306,8 +297,8 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
 
     def actions_for(document: Snapshot, params: types.CodeActionParams) -> list[types.CodeAction]:
         linted = current_lint(document)
-        with project_context(linted.settings, linted.path) as context:  # type: ignore[arg-type]
-            return actions_of(document, linted, params, context)
+        with project_context(linted.settings, linted.path) as linter:  # type: ignore[arg-type]
+            return actions_of(document, linted, params, linter.context if linter else None)
 
     def actions_of(document: Snapshot, linted: Linted, params: types.CodeActionParams,
                    context: object) -> list[types.CodeAction]:
@@ -351,8 +342,9 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
 
         def safe_fixes() -> list[LineEdit]:
             linted = current_lint(snap)
-            with project_context(linted.settings, linted.path) as context:  # type: ignore[arg-type]
-                return fix_all_edits(linted.text, linted.name, linted.codes, linted.style, context=context)
+            with project_context(linted.settings, linted.path) as linter:  # type: ignore[arg-type]
+                return fix_all_edits(linted.text, linted.name, linted.codes, linted.style,
+                                     context=linter.context if linter else None)
 
         edits = await in_thread(safe_fixes)
         if not edits:

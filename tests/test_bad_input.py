@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 
+import jsonschema
 import pytest
 
 from np2torch_lint import engine
 from np2torch_lint.cli import main
+
+from helpers import REPO
 
 GOOD = "import torch\nw = torch.ones(3, requires_grad=True)\nw.numpy()\n"
 
@@ -161,6 +165,61 @@ def test_syntax_this_python_lacks_but_libcst_parses_is_not_an_error(write, capsy
     """Python's own parser checks files without torch cheaply; LibCST, which knows newer syntax, has the last word."""
     newer = write("newer.py", "type Alias = list[int]\n\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n")
     assert lint(capsys, newer) == (0, "", [])
+
+
+PYTHON_2 = 'import torch\nprint "loss", loss\n'
+
+
+@pytest.mark.parametrize("command", ["lint", "fix"])
+def test_exit_zero_is_honoured_for_a_file_that_does_not_parse_and_the_file_is_still_named(write, capsys, command):
+    old = write("legacy/old.py", PYTHON_2)
+    good = write("good.py", GOOD)
+    argv = ["--fix", "--fix-style", "inline"] if command == "fix" else []
+    assert main([*argv, "--no-cache", str(old), str(good)]) == 2  # the documented status without --exit-zero
+    capsys.readouterr()
+    good.write_text(GOOD)
+    assert main([*argv, "--no-cache", "--exit-zero", str(old), str(good)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert f"{old}: could not parse: Missing parentheses in call to 'print'. Did you mean print(...)? at 2:1" in err
+
+
+def test_exit_zero_does_not_hide_a_path_that_cannot_be_read(capsys, tmp_path):
+    assert main(["--exit-zero", str(tmp_path / "nope.py")]) == 2
+
+
+@pytest.mark.parametrize("output_format", ["json", "json-lines"])
+def test_a_file_that_does_not_parse_is_a_finding_without_a_code_in_the_json_formats(write, capsys, output_format):
+    old = write("old.py", PYTHON_2)
+    good = write("good.py", GOOD)
+    assert main(["--no-cache", "--exit-zero", "--output-format", output_format, str(good), str(old)]) == 0
+    out = capsys.readouterr().out
+    found = json.loads(out) if output_format == "json" else [json.loads(line) for line in out.splitlines()]
+    assert [item["code"] for item in found] == ["NPT001", None]
+    assert found[1] == {"code": None, "filename": str(old), "cell": None, "line": 2, "column": 1, "end_line": 2,
+                        "end_column": 1, "fix": None,
+                        "message": "could not parse: Missing parentheses in call to 'print'. Did you mean print(...)? "
+                                   "at 2:1"}
+
+
+def test_a_file_that_does_not_parse_is_a_result_in_sarif_and_an_issue_in_the_ci_formats(write, capsys, tmp_path,
+                                                                                        monkeypatch):
+    write("old.py", PYTHON_2)
+    write("undecodable.py", b"import torch\nx = '\xff'\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["--no-cache", "--exit-zero", "--output-format", "sarif", "old.py", "undecodable.py"]) == 0
+    log = json.loads(capsys.readouterr().out)
+    schema = json.loads((REPO / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    jsonschema.validators.validator_for(schema)(schema).validate(log)
+    results = log["runs"][0]["results"]
+    assert [(r["message"]["text"].split(":")[0], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+            for r in results] == [("could not parse", 2), ("could not parse", 2)]
+    assert main(["--no-cache", "--exit-zero", "--output-format", "github", "old.py"]) == 0
+    assert capsys.readouterr().out.startswith("::error file=old.py,line=2,col=1,endLine=2,endColumn=1,"
+                                              "title=syntax-error::could not parse:")
+    assert main(["--no-cache", "--exit-zero", "--output-format", "gitlab", "old.py"]) == 0
+    [issue] = json.loads(capsys.readouterr().out)
+    assert issue["check_name"] == "syntax-error"
+    assert issue["location"] == {"path": "old.py", "lines": {"begin": 2, "end": 2}}
 
 
 class _TooMuchWork(Exception):

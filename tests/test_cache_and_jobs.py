@@ -464,3 +464,26 @@ def test_a_source_checkouts_cache_key_follows_edited_and_added_modules_not_bytec
     (package / "models.toml").write_text("")
     assert len({first, edited, key()}) == 3
     cache_module.code_digest.cache_clear()
+
+
+def test_a_file_that_does_not_parse_is_cached_as_its_reason_and_reported_alike_warm_or_cold(
+        project, tmp_path, capsys, analysed):
+    """The formats for programs show such a file as one more finding with no code; the cache keeps only the reason
+    (``error``: an entry's findings all have a code, as its schema says), so a warm run reads it back without a
+    complaint and reports the same."""
+    legacy = project / "pkg" / "legacy.py"
+    legacy.write_text('import torch\nprint "loss", loss\n', encoding="utf-8")
+    arguments = ["--verbose", "--exit-zero", "--output-format", "json", "--cache-dir", str(tmp_path / "cache"),
+                 str(project)]
+    cold = run_main(main, capsys, *arguments)
+    assert cold[0] == 0
+    assert [(Path(item["filename"]).name, item["code"]) for item in json.loads(cold[1]) if item["code"] is None] == [
+        ("legacy.py", None)]
+    entry = next(json.loads(path.read_text(encoding="utf-8")) for path in (tmp_path / "cache").glob("*/*.json")
+                 if json.loads(path.read_text(encoding="utf-8"))["path"].endswith("legacy.py"))
+    cache_module.check(cache_module.ENTRY, entry)
+    assert entry["result"]["diagnostics"] == []
+    assert entry["result"]["error"].startswith("Missing parentheses in call to 'print'")
+    analysed.clear()
+    assert run_main(main, capsys, *arguments) == cold  # nothing logged as ignored: the entry fits
+    assert analysed == []

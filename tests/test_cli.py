@@ -75,6 +75,13 @@ def test_noqa_on_any_line_of_a_multi_line_statement_covers_it(write, capsys):
     assert [line.split(":")[1] for line in out.splitlines()] == ["7"]
 
 
+def test_noqa_after_a_form_feed_silences_its_own_line(write, capsys):
+    """A form feed (a page break) ends no line for Python: the comment belongs to the line it is on."""
+    text = GRAD + "\f\n" + "a = w.numpy()  # noqa: NPT001\n" + "b = w.numpy()\n"
+    code, out, _ = run(capsys, str(write("pages.py", text)))
+    assert [line.split(":")[1] for line in out.splitlines()] == ["5"]
+
+
 @pytest.mark.parametrize("directive", ["# np2torch-lint: skip-file", "# flake8: noqa"])
 def test_file_level_skip(write, capsys, directive):
     assert run(capsys, str(write("skip.py", directive + "\n" + GRAD + NPT001_LINE)))[0] == 0

@@ -133,3 +133,28 @@ def test_a_legacy_fix_through_numpy_is_safe_only_where_numpy_casts_alike(constru
     helpers = legacy_fix(f"t = torch.{constructor}({source})\n", FixStyle.HELPERS)
     assert (helpers.applicability is Applicability.SAFE) is safe_in_helpers
     assert legacy_fix(f"t = torch.{constructor}({source})\n").applicability is Applicability.SAFE
+
+
+FORM_FEEDS = {  # Emacs's page breaks: a form feed in a line's indentation, where Python counts columns afresh
+    "before a statement": GRAD + "\fx = w.numpy()\n",
+    "in a block's first line": GRAD + "def f():\n\f    a = w.numpy()\n    b = w.numpy()\n",
+    "in a later line": GRAD + "def f():\n    a = w.numpy()\n\f    b = w.numpy(); c = w.numpy()\n",
+    "after spaces: a dedent": GRAD + "def f():\n    a = 1\n    \fb = w.numpy()\n",
+    "in brackets": GRAD + "if True:\n\f  x = [w.numpy(),\n\f       w.numpy()]\n",
+}
+
+
+@pytest.mark.parametrize("style", list(FixStyle), ids=lambda s: s.value)
+@pytest.mark.parametrize("text", FORM_FEEDS.values(), ids=FORM_FEEDS.keys())
+def test_form_feeds_in_indentation_give_pythons_columns_and_the_fix_is_applied(text, style):
+    import ast
+
+    calls = [node for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Call) and node.args == []
+             and isinstance(node.func, ast.Attribute) and node.func.attr == "numpy"]
+    expected = sorted((node.lineno, node.col_offset + 1, node.end_lineno, node.end_col_offset + 1) for node in calls)
+    found = sorted((d.line, d.column, d.end_line, d.end_column) for d in lint_text(text, "pages.py"))
+    assert found == expected
+    outcome = fix_text(text, "pages.py", style=style)
+    assert outcome.fixed == len(calls) and not outcome.remaining
+    assert outcome.text.count("\f") == text.count("\f")
+    compile(outcome.text, "pages.py", "exec")

@@ -7,6 +7,7 @@ A row the examples do not cover fails the coverage test, so the table cannot dri
 from __future__ import annotations
 
 import io  # noqa: F401 - the examples use it
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -47,6 +48,8 @@ u8 = np.zeros((4, 4, 3), dtype=np.uint8)
 b = np.array([True, False, True])
 t = torch.ones(3)
 tg = torch.ones(3, requires_grad=True)
+ts = torch.ones((), requires_grad=True)
+tm = torch.ones(2, 2, requires_grad=True)
 ti = torch.arange(3)
 rng = np.random.default_rng(0)
 rs = np.random.RandomState(0)
@@ -67,11 +70,15 @@ def _cases(table: str) -> list[tuple[str, str]]:
     return [(qualname, example) for qualname, examples in EXAMPLES[table].items() for example in examples]
 
 
-def _analysed(expression: str) -> Value:
+def _analyzer(expression: str) -> Analyzer:
     names = "".join(f"{name} = {path!r}\n" for name, path in FILES.items())
     analyzer = Analyzer()
     analyzer.analyze(cst.parse_module(PRELUDE + names + f"RESULT = {expression}\n"))
-    return analyzer.module_scope.names["RESULT"]
+    return analyzer
+
+
+def _analysed(expression: str) -> Value:
+    return _analyzer(expression).module_scope.names["RESULT"]
 
 
 def _run(expression: str) -> object:
@@ -171,6 +178,43 @@ def _backend_available(backend: str) -> bool:
 def _checked_rows(rows: dict) -> list[str]:
     """The rows to run: NumPy's, torch's and our runtime's, except those that claim nothing ("unknown")."""
     return sorted(name for name, model in rows.items() if name.startswith(CHECKED_PREFIXES) and model.kind != "unknown")
+
+
+_NUMPY_REFUSES_GRAD = "Can't call numpy() on Tensor that requires grad"
+
+
+def _converted_tensor_grads(expression: str) -> list[bool | None]:
+    """What the analysis says of the tensors the example's own call (the outermost) converts to NumPy."""
+    analyzer = _analyzer(expression)
+    return [fact.tensor.requires_grad for fact in analyzer.facts.tensor_to_numpy
+            if cst.Module([]).code_for_node(fact.node) == expression]
+
+
+@pytest.mark.parametrize(("qualname", "example"), _cases("converts-tensors"))
+def test_numpy_converts_the_tensors_the_models_say_it_does(qualname: str, example: str):
+    with pytest.raises(RuntimeError, match=re.escape(_NUMPY_REFUSES_GRAD)):
+        _run(example)
+    assert _converted_tensor_grads(example) == [True], f"{qualname}: {example} converts a tensor that requires grad"
+
+
+@pytest.mark.parametrize(("qualname", "example"), _cases("dispatches-to-tensor"))
+def test_numpy_hands_a_tensor_to_its_own_method_where_the_models_say_so(qualname: str, example: str):
+    try:
+        _run(example)
+    except RuntimeError as error:
+        assert _NUMPY_REFUSES_GRAD not in str(error), f"{qualname}: {example} converts the tensor"
+    except (TypeError, ValueError):
+        pass  # torch's method refuses NumPy's keywords: another error than the rules' (np.sum(t) fails on any tensor)
+    assert _converted_tensor_grads(example) == []
+
+
+def test_every_row_that_reads_tensors_has_examples_of_it():
+    rows = {name: model for name, model in MODELS.calls.items() if name.startswith("numpy.")}
+    converting = {name for name, model in rows.items() if model.flags & {"converts-tensors", "dispatches-to-tensor"}}
+    assert sorted(converting - set(EXAMPLES["converts-tensors"])) == []
+    dispatching = {name for name, model in rows.items() if "dispatches-to-tensor" in model.flags}
+    assert sorted(dispatching ^ set(EXAMPLES["dispatches-to-tensor"])) == []
+    assert sorted(set(EXAMPLES["converts-tensors"]) - converting) == []
 
 
 def test_every_numpy_and_torch_row_has_an_example():

@@ -107,6 +107,26 @@ def test_json_edits_match_what_the_fixer_writes_for_a_lone_finding(write, capsys
         assert apply_edits(text, item["fix"]["edits"]) == fix_text(text, str(path), style=FixStyle(style)).text
 
 
+def test_the_edits_of_many_findings_read_the_modules_imports_once(write, capsys, monkeypatch):
+    """Each fix's import edit is placed in the module's import layout, worked out once per file: reading it per
+    finding made the edits' cost grow with findings x statements (8.8x a parse at 4,000 findings)."""
+    from np2torch_lint import fix_imports
+
+    calls = Counter()
+    original = fix_imports._top_level_imports
+
+    def counted(*args):
+        calls["layout"] += 1
+        return original(*args)
+
+    monkeypatch.setattr(fix_imports, "_top_level_imports", counted)
+    path = write("many.py", "import torch\nw = torch.ones(3, requires_grad=True)\n"
+                 + "".join(f"a{i} = w.numpy()\n" for i in range(50)))
+    code, out, _ = lint(capsys, "--output-format", "json", "--no-cache", str(path))
+    assert code == 1 and len(json.loads(out)) == 50
+    assert all(item["fix"]["edits"] for item in json.loads(out)) and calls["layout"] == 1
+
+
 def test_json_lines_is_one_json_object_per_finding(write, capsys):
     path = write("bad.py", BAD)
     _, out, _ = lint(capsys, "--output-format", "json-lines", str(path))

@@ -8,16 +8,19 @@ from pathlib import Path
 import pytest
 
 from np2torch_lint.analysis import Analyzer
+from np2torch_lint.commands import lint_paths
+from np2torch_lint.config import load_settings
 from np2torch_lint.engine import LintContext, analyse_text, lint_text
 from np2torch_lint.files import read_source
 from np2torch_lint.project import Project
+from np2torch_lint.project.modules import imported_modules
 
-from helpers import REPO, expected_findings
+from helpers import REPO, expected_findings, run_command
 
 PROJECTS = REPO / "tests" / "data" / "projects"
 CASES = [("relative", "pkg/train.py"), ("srclayout", "scripts/run.py"), ("buffers", "sample_check.py"),
-         ("defaults", "load_data.py"), ("cycle", "a.py"), ("broken", "good.py"),
-         ("helpers", "pkg/vsr.py")]
+         ("defaults", "load_data.py"), ("defaults", "serve.py"), ("cycle", "a.py"), ("broken", "good.py"),
+         ("helpers", "pkg/vsr.py"), ("constructed", "sample_check.py")]
 
 
 def lint_in_project(root: Path, relative: str) -> list:
@@ -33,7 +36,8 @@ def test_findings_that_need_other_modules_match_the_expectations(project: str, r
     assert found == expected_findings(root / relative)
 
 
-@pytest.mark.parametrize(("project", "relative"), [case for case in CASES if case[0] not in ("broken", "cycle")])
+@pytest.mark.parametrize(("project", "relative"), [case for case in CASES if case[0] not in ("broken", "cycle")
+                                                   and case != ("defaults", "serve.py")])
 def test_without_the_project_the_same_file_misses_what_other_modules_say(project: str, relative: str):
     path = PROJECTS / project / relative
     alone = Counter((d.line, d.code) for d in lint_text(read_source(str(path)).text, str(path)))
@@ -56,6 +60,21 @@ def test_project_facts_name_the_modules_that_change_the_default_dtype():
     project = Project.at(PROJECTS / "defaults")
     assert project.facts().default_dtype_changed_in == ("run.py",)
     assert Project.at(PROJECTS / "relative").facts().changes_default_dtype is False
+
+
+def test_a_default_dtype_holds_in_the_programs_that_set_it_not_in_other_entry_scripts(tmp_path: Path):
+    (tmp_path / "config.py").write_text("import torch\ntorch.set_default_dtype(torch.float64)\n")
+    (tmp_path / "model.py").write_text("import numpy as np\nimport torch\nw = torch.from_numpy(np.zeros(3))\n")
+    (tmp_path / "train.py").write_text("import config\nimport model\n")  # sets the default, then runs model.py
+    (tmp_path / "child.py").write_text("import config\n")  # runs after config sets it: imports it
+    (tmp_path / "serve.py").write_text("import numpy as np\nimport torch\nx = torch.from_numpy(np.ones(3))\n")
+    facts = Project.at(tmp_path).facts()
+    assert facts.default_dtype_changed_in == ("config.py",)
+    for module in ("config.py", "model.py", "train.py", "child.py"):
+        assert facts.default_dtype_changed_for(module) == ("config.py",), module
+    assert facts.default_dtype_changed_for("serve.py") == ()
+    assert [d.code for d in lint_in_project(tmp_path, "model.py")] == []
+    assert [d.code for d in lint_in_project(tmp_path, "serve.py")] == ["NPT004"]
 
 
 def test_modules_resolve_through_relative_imports_source_roots_and_the_script_folder():
@@ -206,3 +225,49 @@ def test_a_class_whose_methods_return_its_instances_is_summarised_once_and_follo
     context = LintContext(project=project)
     found = Counter((d.line, d.code) for d in lint_text(user.read_text(encoding="utf-8"), str(user), context=context))
     assert found == expected_findings(user)
+
+
+def test_import_lines_with_comments_are_followed():
+    found = imported_modules("import replay  # noqa: E402\nfrom .data import (load,  # the loader\n    save)  # io\n",
+                             "pkg.train", False)
+    assert found == ["replay", "pkg.data", "pkg.data.load", "pkg.data.save"]
+
+
+CALLERS = PROJECTS / "callers"
+
+
+def _findings_by_file(diagnostics) -> dict[str, Counter]:
+    found: dict[str, Counter] = {}
+    for diagnostic in diagnostics:
+        found.setdefault(Path(diagnostic.filename).name, Counter())[(diagnostic.line, diagnostic.code)] += 1
+    return found
+
+
+def test_a_function_is_read_with_what_callers_in_other_modules_pass_and_its_findings_name_the_call():
+    diagnostics, errors = lint_paths([str(CALLERS)], load_settings(CALLERS / "pyproject.toml"))
+    assert errors == []
+    found = _findings_by_file(diagnostics)
+    for name in ("evaluation.py", "train.py", "utils.py", "memory.py", "exporter.py"):
+        assert found.get(name, Counter()) == expected_findings(CALLERS / name), name
+    through = [d.message for d in diagnostics if d.filename.endswith("evaluation.py")]
+    assert all("(through the call of " in message and "at train.py:" in message for message in through), through
+    assert all(d.fix is None for d in diagnostics if d.filename.endswith("evaluation.py"))
+
+
+def test_findings_through_other_modules_calls_do_not_depend_on_which_files_the_run_was_given():
+    settings = load_settings(CALLERS / "pyproject.toml")
+    whole, _ = lint_paths([str(CALLERS)], settings)
+    alone, _ = lint_paths([str(CALLERS / "evaluation.py")], settings)
+
+    def lines(diagnostics):
+        return sorted((d.line, d.column, d.code, d.message) for d in diagnostics
+                      if d.filename.endswith("evaluation.py"))
+
+    assert lines(alone) == lines(whole) and lines(alone)
+
+
+def test_flake8_reports_what_other_modules_calls_find_as_the_command_line_does():
+    cli = run_command("np2torch-lint", "--no-cache", ".", cwd=CALLERS)
+    flake8 = run_command("flake8", "--select", "NPT,NPT009", ".", cwd=CALLERS)  # as the project selects
+    assert sorted(cli.stdout.decode().splitlines()) == sorted(flake8.stdout.decode().splitlines())
+    assert b"evaluation.py:9:28: NPT001" in flake8.stdout

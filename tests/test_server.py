@@ -225,3 +225,18 @@ async def test_the_server_shuts_down_cleanly():
     await own.shutdown_session()
     assert own._server is not None and own._server.returncode == 0
     await own.stop()
+
+
+async def test_a_saved_module_shows_what_its_importers_calls_find_there(client: RecordingClient, project: Path):
+    # evaluation.py alone finds nothing: ``model`` is a parameter; train.py passes a module, whose output needs grad
+    callee = "def evaluate(model, x):\n    return model(x).numpy()\n"
+    (project / "evaluation.py").write_text(callee)
+    (project / "train.py").write_text("import torch\nfrom evaluation import evaluate\n\n"
+                                      "evaluate(torch.nn.Linear(2, 2), torch.ones(2))\n")
+    assert lint_text(callee, "evaluation.py") == []
+    uri = open_document(client, project, "evaluation.py", callee)
+    (diagnostic,) = (await published(client, uri, 1)).diagnostics
+    assert diagnostic.code == "NPT001" and diagnostic.range.start.line == 1
+    assert diagnostic.message.endswith("(through the call of evaluate at train.py:4)")
+    change_document(client, uri, 2, callee + "\n")  # not saved: the importers' results were for the file on disk
+    assert not (await published(client, uri, 2)).diagnostics

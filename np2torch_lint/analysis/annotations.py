@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .definitions import ClassInfo, RecordType
 from .dtypes import DTYPE_NAMES
 from .values import NONE, UNKNOWN, Kind, Value, join
 
@@ -66,8 +67,10 @@ class AnnotationsMixin:
 
     def _annotated_type(self, value: Value) -> Value:
         """An instance of the class an annotation names."""
-        if value.kind is Kind.CLASS and value.definition is not None:
-            return value.definition.instance().but(on_accelerator=None)  # type: ignore[attr-defined]
+        if value.kind is Kind.CLASS and isinstance(value.definition, ClassInfo):
+            return value.definition.instance().but(on_accelerator=None)
+        if value.kind is Kind.CLASS and isinstance(value.definition, RecordType):  # a named tuple: what, not known
+            return Value(Kind.SEQUENCE, items=(UNKNOWN,) * len(value.definition.fields), keys=value.definition.fields)
         if value.kind is not Kind.REF or not value.qualname:
             return UNKNOWN
         qualname = value.qualname

@@ -7,11 +7,12 @@ import dataclasses
 import libcst as cst
 
 from . import known_apis as api
-from .arguments import Args
+from .arguments import STARRED, Args
 from .containers import ADDING_METHODS
-from .definitions import ClassInfo, FunctionInfo
+from .definitions import BoundCall, ClassInfo, FunctionInfo, RecordType, record_of
 from .models import Model
-from .values import NONE, UNKNOWN, Kind, Value, either_all, join, join_all, member, sequence
+from .values import (NONE, UNKNOWN, Kind, Value, device_test_of, either_all, join, join_all, keyed, member, sequence,
+                     with_key)
 
 
 class CallsMixin:
@@ -74,10 +75,15 @@ class CallsMixin:
         definition = callee.definition
         if kind is Kind.FUNCTION and isinstance(definition, FunctionInfo):
             return self._call_function(definition, args, node=node)
+        if kind is Kind.FUNCTION and isinstance(definition, BoundCall):
+            return self._call_function(definition.function, definition.arguments(args), definition.receiver, node)
         if kind is Kind.CLASS and isinstance(definition, ClassInfo):
-            return self._call_class(definition, args)
+            return self._call_class(definition, args, node)
+        if kind is Kind.CLASS and isinstance(definition, RecordType):  # ``Transition(s, a, r)``
+            values = record_of(definition.fields, args)
+            return sequence(values, join_all(list(values)), definition.fields)
         if isinstance(definition, ClassInfo):  # an object of a class of this file
-            return self._call_instance(callee, definition, args)
+            return self._call_instance(callee, definition, args, node)
         if kind is Kind.NN_MODULE:
             return self._module_output(callee, args)
         if kind is Kind.INSTANCE and callee.qualname:
@@ -117,6 +123,12 @@ class CallsMixin:
             return Value(Kind.SEQUENCE, element=self._element_of(first))
         if name in ("list", "tuple") and not args.keywords:
             return Value(Kind.SEQUENCE, items=())  # ``list()``: an empty one, as ``[]`` is
+        if name == "zip" and not args.positional and set(args.keywords) == {STARRED}:
+            # ``zip(*rows)``: the columns of rows of known length (``Transition(*zip(*transitions))``)
+            row = self._element_of(args.keywords[STARRED])
+            if row.kind is Kind.SEQUENCE and row.items is not None and not row.open_ended:
+                return Value(Kind.SEQUENCE, items=tuple(Value(Kind.SEQUENCE, element=item) for item in row.items))
+            return Value(Kind.SEQUENCE, element=Value(Kind.SEQUENCE, element=self._element_of(row)))
         if name == "zip":
             parts = tuple(self._element_of(v) for v in args.positional)
             return Value(Kind.SEQUENCE, element=sequence(parts))
@@ -127,6 +139,15 @@ class CallsMixin:
             return Value(Kind.SEQUENCE, element=Value(Kind.NUMBER, dtype="int"))
         if name == "super":
             return self._super_object(args)
+        if name == "dict":  # ``dict(loss=loss, **extra)``: the keywords are its keys
+            if any(key.startswith("*") for key in args.keywords) or args.positional:
+                return Value(Kind.MAPPING)
+            values = tuple(args.keywords.values())
+            return sequence(values, join_all(list(values)), tuple(args.keywords), Kind.MAPPING)
+        if name == "next" and first is not None:
+            return self._element_of(first)
+        if name == "iter" and first is not None:
+            return first if first.kind is Kind.SEQUENCE else Value(Kind.SEQUENCE, element=self._element_of(first))
         if name in ("len", "int", "float", "bool", "str", "repr", "print", "isinstance", "hash", "id"):
             return Value(Kind.NUMBER, dtype={"float": "float", "bool": "bool"}.get(name, "int"))
         return UNKNOWN
@@ -144,7 +165,8 @@ class CallsMixin:
         else:
             requires_grad = None
         on_accelerator = either_all([module.on_accelerator, *(v.on_accelerator for v in tensors)])
-        return Value(Kind.TENSOR, requires_grad=requires_grad, on_accelerator=on_accelerator)
+        return Value(Kind.TENSOR, requires_grad=requires_grad, on_accelerator=on_accelerator,
+                     device_test=device_test_of([module, *tensors]))
 
     def _note_module_dtype(self, module: Value, args: Args) -> None:
         """A module converted with ``.double()`` takes float64 on purpose: what is fed to it was decided."""
@@ -167,8 +189,17 @@ class CallsMixin:
             self.facts = saved
 
     def _call_qualname(self, node: cst.Call, qualname: str, args: Args) -> Value:
+        if qualname in api.RECORD_FACTORIES and len(node.args) >= 2:
+            fields = _field_names(node.args[1].value)
+            if fields is not None:
+                return Value(Kind.CLASS, definition=RecordType(fields))
+        if qualname == "builtins.map" and len(args.positional) == 2:
+            return self._mapped(node, args.positional[0], self._element_of(args.positional[1]))
         if qualname.startswith("builtins."):
             return self._call_builtin(qualname[len("builtins."):], args)
+        available = api.ACCELERATOR_AVAILABILITY.get(qualname)
+        if available is not None:  # ``torch.cuda.is_available()``: a flag that is this device test
+            return Value(Kind.NUMBER, dtype="bool", device_test=available)
         model = self.models.call(qualname)
         selectors = self.models.selectors.get(qualname)
         if selectors:  # ``envpool.make(task, env_type="gym")``: the row for that string
@@ -181,6 +212,9 @@ class CallsMixin:
 
     def _call_method(self, node: cst.Call, func: cst.Attribute, receiver: Value, method: str,
                      args: Args) -> Value:
+        if receiver.choices is not None:  # ``buffer.sample(64)`` of a buffer of one class or another
+            return join_all([self._call_method(node, func, choice, method, args)
+                             for choice in receiver.choices]) or UNKNOWN
         decided = self._host_sync_method(node, func, receiver, method, args)
         if decided is not None:
             return decided
@@ -189,6 +223,8 @@ class CallsMixin:
             self._container_mutation(func, receiver, method, args)
         if kind is Kind.SEQUENCE:
             return self._sequence_method(func, receiver, method, args)
+        if kind is Kind.MAPPING:
+            return self._mapping_method(func, receiver, method, args)
         if kind is Kind.UNKNOWN and method == "append" and args.first is not None:
             self._note_collected(args.first, "append")  # ``self.batches.append(x.cuda())``: still collected
         if kind is Kind.UNKNOWN:
@@ -215,6 +251,8 @@ class CallsMixin:
                 is_class = receiver.kind is Kind.CLASS
                 if is_class and found.role == "method":
                     return self._call_function(found, args)  # ``Class.method(obj, ...)``
+                if definition.seen_from is not None and not is_class:  # ``super().sample(n)``: on the object itself
+                    receiver = receiver.but(definition=definition.seen_from)
                 return self._call_function(found, args, receiver if not is_class or found.role == "classmethod"
                                            else None, node)
             stored = self._attribute_of(definition, method)
@@ -248,6 +286,47 @@ class CallsMixin:
             return self._element_of(sequence)
         return NONE if method in ADDING_METHODS else UNKNOWN
 
+    def _mapped(self, node: cst.Call, function: Value, item: Value) -> Value:
+        """``map(f, xs)``: what ``f`` gives for an item. A function of the project is read with it (what that
+        finds holds through this call); a library callable gives its row's value, and records nothing here, where
+        no call of it is written out for a fix to rewrite."""
+        given = Args([item], {}, [])
+        if function.kind is Kind.FUNCTION:
+            return Value(Kind.SEQUENCE, element=self._call_value(node, function, given))
+        model = self.models.call(function.qualname) if function.kind is Kind.REF and function.qualname else None
+        if model is None:
+            return Value(Kind.SEQUENCE)
+        return Value(Kind.SEQUENCE, element=self._apply_model(None, function.qualname or "", model, given))
+
+    def _mapping_method(self, func: cst.Attribute, mapping: Value, method: str, args: Args) -> Value:
+        """``d.get("k")``, ``d.items()``, ``d.values()``, ``d.update(...)`` of a dict."""
+        first = args.first
+        key = first.literal if first is not None and first.kind is Kind.STRING else None
+        found = keyed(mapping, key) if key is not None else None
+        if method in ("get", "pop", "setdefault"):
+            if found is None:
+                found = mapping.element or UNKNOWN
+            default = args.positional[1] if len(args.positional) > 1 else (NONE if method == "get" else None)
+            return found if default is None else join(found, default)
+        if method == "values":
+            return Value(Kind.SEQUENCE, element=mapping.element)
+        if method == "keys":
+            return Value(Kind.SEQUENCE, element=Value(Kind.STRING))
+        if method == "items":
+            pair = (Value(Kind.STRING), mapping.element or UNKNOWN)
+            return Value(Kind.SEQUENCE, element=Value(Kind.SEQUENCE, items=pair))
+        if method == "update" and isinstance(func.value, cst.Name):
+            updated = mapping
+            for name, value in args.keywords.items():
+                updated = updated.but(keys=None, items=None) if name.startswith("*") else with_key(updated, name, value)
+            if first is not None:
+                updated = updated.but(keys=None, items=None, element=join(updated.element, first.element) if (
+                    first.kind is Kind.MAPPING and updated.element is not None and first.element is not None)
+                    else None)
+            self.scope.names[func.value.value] = updated
+            return NONE
+        return UNKNOWN
+
     def _model_module_output(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                              module: Value | None) -> Value:
         return UNKNOWN if module is None else self._module_output(module, args)
@@ -269,6 +348,26 @@ _CLASS_OF_KIND = {
 }
 #: model kinds that change their receiver in place (``t.requires_grad_()``, ``model.cuda()``).
 _IN_PLACE_KINDS = frozenset({"requires-grad", "move-module"})
+
+
+def _field_names(node: cst.BaseExpression) -> tuple[str, ...] | None:
+    """A named tuple's fields as written: ``"state action"``, ``"state, action"``, ``["state", "action"]``, or
+    ``[("state", T), ("action", T)]`` (``typing.NamedTuple``); None when they are not written out."""
+    if isinstance(node, cst.SimpleString):
+        text = node.raw_value
+        names = text.replace(",", " ").split()
+        return tuple(names) if names and all(name.isidentifier() for name in names) else None
+    if isinstance(node, (cst.List, cst.Tuple)):
+        names = []
+        for element in node.elements:
+            value = element.value
+            if isinstance(value, (cst.Tuple, cst.List)) and value.elements:
+                value = value.elements[0].value
+            if not isinstance(value, cst.SimpleString) or not value.raw_value.isidentifier():
+                return None
+            names.append(value.raw_value)
+        return tuple(names)
+    return None
 
 
 def _string_argument(args: Args, name: str, position: int | None) -> str | None:

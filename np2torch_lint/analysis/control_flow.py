@@ -11,8 +11,9 @@ from . import known_apis as api
 from .arguments import Args
 from .facts import CollectedTransfer
 from .scope import Scope
-from .syntax import bool_literal_node, ends_abruptly, is_copy_flag_test, pattern_names, reads_before_binding
-from .values import OTHER, UNKNOWN, Kind, Value, join, join_all
+from .syntax import (bool_literal_node, dotted_name, ends_abruptly, is_copy_flag_test, pattern_names,
+                     reads_before_binding)
+from .values import UNKNOWN, Kind, Value, bool_literal, has_a_device_fact, join, join_all
 
 #: what ``_grad_mode_of`` returns for something that does not set autograd's mode
 NOT_A_GRAD_MODE = object()
@@ -45,29 +46,108 @@ class ControlFlowMixin:
                 mentions_copy = is_copy_flag_test(branch.test)
                 copy_tests += mentions_copy
                 self.copy_tests += mentions_copy
+                outcome = self.test_outcome(branch.test)
                 body_scope = incoming.copy()
                 body_scope.names.update(when_true)
                 self.scope = body_scope
-                self._suite(branch.body)
-                if not ends_abruptly(branch.body):
-                    reaching.append(body_scope)
+                if outcome is False:
+                    self.read_unreachable(lambda: self._suite(branch.body))
+                else:
+                    self._suite(branch.body)
+                    if not ends_abruptly(branch.body):
+                        reaching.append(body_scope)
                 else_scope = incoming.copy()
                 else_scope.names.update(when_false)
                 orelse = branch.orelse
-                if isinstance(orelse, cst.If):
+                if isinstance(orelse, cst.If) and outcome is not True:
                     incoming, branch = else_scope, orelse
                     continue
                 self.scope = else_scope
-                if isinstance(orelse, cst.Else):
-                    self._suite(orelse.body)
-                if orelse is None or not ends_abruptly(orelse.body):
-                    reaching.append(else_scope)
+                if outcome is True:  # the test holds: no other branch runs
+                    if orelse is not None:
+                        self.read_unreachable(lambda: self._visit(orelse))
+                else:
+                    if isinstance(orelse, cst.Else):
+                        self._suite(orelse.body)
+                    if orelse is None or not ends_abruptly(orelse.body):
+                        reaching.append(else_scope)
                 branch = None
         finally:
             self.copy_tests -= copy_tests
             self.scope = before
+        tested = self.device_test(node.test) if len(reaching) == 2 and not isinstance(node.orelse, cst.If) else None
+        branches = {} if tested is None else {  # read before the join writes the names the branches inherit
+            name: (reaching[0].lookup(name), reaching[1].lookup(name)) for name in before.rebound_in(*reaching)}
         if reaching:  # when no branch reaches its end, what follows is unreachable: leave the state alone
             before.join_from(*reaching)
+        if tested is not None:
+            # after ``if use_cuda: x = x.cuda()``, what ``x`` has of an accelerator it has only where ``use_cuda`` is
+            # true (``Value.device_test``): where the same test is false again, it is on the host
+            for name, (when_true, when_false) in branches.items():
+                value = before.names.get(name)
+                if value is not None:
+                    marked = under_device_test(value, when_true, when_false, *tested)
+                    self.device_tests_noted = self.device_tests_noted or marked is not value
+                    before.names[name] = marked
+
+    def device_test(self, test: cst.BaseExpression) -> tuple[str, bool] | None:
+        """The device test an ``if`` test is, and whether it says it is true (False: ``not use_cuda``):
+        ``torch.cuda.is_available()`` or a name bound to it, a flag (``args.cuda``, ``self.use_gpu``: the same
+        test wherever it is written), or a comparison of a name with a string (``device.type == "cuda"``)."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self.device_test(test.expression)
+            return None if inner is None else (inner[0], not inner[1])
+        if isinstance(test, (cst.Call, cst.Name, cst.Attribute)):
+            value = self.eval_quietly(test) if not isinstance(test, cst.Call) else None
+            if isinstance(test, cst.Call) and not test.args:
+                callee = self.eval_quietly(test.func)
+                key = api.ACCELERATOR_AVAILABILITY.get(callee.qualname or "") if callee.kind is Kind.REF else None
+                return None if key is None else (key, True)
+            if value is not None and value.kind is Kind.NUMBER and value.device_test is not None:
+                return value.device_test, True
+            name = dotted_name(test)
+            return None if name is None else (f"flag:{name}", True)
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            target = test.comparisons[0]
+            left, right = test.left, target.comparator
+            if isinstance(left, cst.SimpleString):
+                left, right = right, left
+            name = dotted_name(left)
+            if name is None or not isinstance(right, cst.SimpleString) or "b" in right.prefix.lower():
+                return None
+            if isinstance(target.operator, (cst.Equal, cst.Is)):
+                return f"is:{name}:{right.raw_value}", True
+            if isinstance(target.operator, (cst.NotEqual, cst.IsNot)):
+                return f"is:{name}:{right.raw_value}", False
+        return None
+
+    def _device_test_narrowing(self, test: cst.BaseExpression) -> tuple[dict[str, Value], dict[str, Value]]:
+        """What a device test says where it is true and where it is false: a value that has something of an
+        accelerator only under it, or only under its opposite, has none of it where that does not hold; where
+        ``torch.cuda.is_available()`` is false, no copy from a CUDA device is pending."""
+        tested = self.device_test(test)
+        if tested is None or not (self.device_tests_noted or (
+                self._host_copies and tested[0] == api.NO_CUDA_WHERE_FALSE)):
+            return {}, {}  # no value holds anything under a test yet, and no copy can be pending
+        key, positive = tested
+        holds, opposite = (key, f"not:{key}") if positive else (f"not:{key}", key)
+        when_true: dict[str, Value] = {}
+        when_false: dict[str, Value] = {}
+        scope = self.scope
+        seen: set[str] = set()
+        no_cuda = key == api.NO_CUDA_WHERE_FALSE
+        for layer in (scope.names, *scope.inherited):
+            for name, value in layer.items():
+                if name in seen:
+                    continue
+                seen.add(name)
+                where_false = _cleared(value, holds, no_cuda and positive)
+                where_true = _cleared(value, opposite, no_cuda and not positive)
+                if where_false is not value:
+                    when_false[name] = where_false
+                if where_true is not value:
+                    when_true[name] = where_true
+        return when_true, when_false
 
     def _assert(self, node: cst.Assert) -> None:
         self.eval(node.test)
@@ -77,7 +157,15 @@ class ControlFlowMixin:
 
     def _narrowing(self, test: cst.BaseExpression) -> tuple[dict[str, Value], dict[str, Value]]:
         """What ``test`` being true, and being false, says of names: ``isinstance(x, np.ndarray)``,
-        ``x.device.type == "cpu"``, ``x.is_cuda``, and ``not``/``and``/``or`` of those."""
+        ``x.device.type == "cpu"``, ``x.is_cuda``, a device test (``torch.cuda.is_available()``, ``use_cuda``), and
+        ``not``/``and``/``or`` of those."""
+        device_true, device_false = self._device_test_narrowing(test)
+        when_true, when_false = self._type_narrowing(test)
+        if device_true or device_false:
+            return {**device_true, **when_true}, {**device_false, **when_false}
+        return when_true, when_false
+
+    def _type_narrowing(self, test: cst.BaseExpression) -> tuple[dict[str, Value], dict[str, Value]]:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             when_true, when_false = self._narrowing(test.expression)
             return when_false, when_true
@@ -89,6 +177,12 @@ class ControlFlowMixin:
             return {}, {**left_false, **right_false}
         if isinstance(test, cst.Call):
             return self._isinstance_narrowing(test), {}
+        if isinstance(test, cst.Attribute) and test.attr.value == "requires_grad" and isinstance(test.value, cst.Name):
+            current = self.scope.lookup(test.value.value)  # ``t.detach() if t.requires_grad else t``
+            if current is None or current.kind is not Kind.TENSOR:
+                return {}, {}
+            return ({test.value.value: current.but(requires_grad=True)},
+                    {test.value.value: current.but(requires_grad=False)})
         on_cpu = _tested_on_cpu(test)
         if on_cpu is not None:
             name, cpu_when = on_cpu
@@ -99,21 +193,75 @@ class ControlFlowMixin:
             return (narrowed, {}) if cpu_when else ({}, narrowed)
         return {}, {}
 
-    def _isinstance_narrowing(self, test: cst.Call) -> dict[str, Value]:
+    def test_outcome(self, test: cst.BaseExpression) -> bool | None:
+        """Whether a test is known to be true or false where it stands: ``isinstance(x, torch.Tensor)`` of a value
+        the analysis knows is a tensor (or an array), a string compared with a string (``device == "auto"`` where
+        a caller passed ``"cpu"``), and ``not`` of those. A branch that cannot run is then read without recording
+        (``x.clone() if isinstance(x, torch.Tensor) else np.copy(x)`` given a tensor)."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self.test_outcome(test.expression)
+            return None if inner is None else not inner
+        if isinstance(test, (cst.Name, cst.Attribute)):
+            # ``if return_vis:`` where the caller passed ``return_vis=False``; ``if mask:`` of None on every path
+            value = self.eval_quietly(test)
+            return False if value.kind is Kind.NONE else bool_literal(value)
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            operator = test.comparisons[0].operator
+            if isinstance(operator, (cst.Is, cst.IsNot)) and isinstance(test.comparisons[0].comparator, cst.Name) and (
+                    test.comparisons[0].comparator.value == "None"):
+                # ``original_image is not None`` where it is None on every path (a default the call left)
+                is_none = self.eval_quietly(test.left).kind is Kind.NONE
+                return (True if isinstance(operator, cst.Is) else False) if is_none else None
+            if not isinstance(operator, (cst.Equal, cst.NotEqual)):
+                return None
+            left, right = self.eval_quietly(test.left), self._literal_string(test.comparisons[0].comparator)
+            if right is None or left.kind is not Kind.STRING or left.literal is None:
+                return None
+            return (left.literal == right) == isinstance(operator, cst.Equal)
+        if not isinstance(test, cst.Call):
+            return None
+        narrowed, current = self._isinstance_test(test)
+        if narrowed is None or current is None:
+            return None
+        if narrowed.kind is current.kind:
+            return True
+        kinds = {narrowed.kind, current.kind}
+        return False if len(kinds & _EXCLUSIVE_KINDS) == 2 else None
+
+    @staticmethod
+    def _literal_string(node: cst.BaseExpression) -> str | None:
+        """A plain string literal's text (no prefix, no escapes), or None."""
+        if isinstance(node, cst.SimpleString) and not node.prefix and "\\" not in node.raw_value:
+            return node.raw_value
+        return None
+
+    def read_unreachable(self, read: Callable[[], object]) -> None:
+        """Read code that cannot run (a branch its test rules out): its facts go, and so do its returns."""
+        saved = self.facts, self.silent, self.returns, self.yields
+        self.facts, self.silent = self._fresh_facts(), True
+        self.returns = [] if self.returns is not None else None
+        self.yields = [] if self.yields is not None else None
+        try:
+            read()
+        finally:
+            self.facts, self.silent, self.returns, self.yields = saved
+
+    def _isinstance_test(self, test: cst.Call) -> tuple[Value | None, Value | None]:
+        """``isinstance(x, T)`` or ``torch.is_tensor(x)``: what ``x`` is where it is true, and what it is now."""
         func = test.func
         is_isinstance = isinstance(func, cst.Name) and func.value == "isinstance" and len(test.args) == 2
         is_tensor_test = self.eval_quietly(func).qualname == "torch.is_tensor" and len(test.args) == 1
         if not (is_isinstance or is_tensor_test) or not isinstance(test.args[0].value, cst.Name):
-            return {}
-        name = test.args[0].value.value
-        current = self.scope.lookup(name) or UNKNOWN
-        if is_tensor_test:
-            narrowed = Value(Kind.TENSOR)
-        else:
-            narrowed = self._annotated_type(self.eval_quietly(test.args[1].value))
-        if narrowed.kind is Kind.UNKNOWN or narrowed.kind is current.kind:
-            return {}  # already known to be one: keep what else is known of it
-        return {name: narrowed}
+            return None, None
+        current = self.scope.lookup(test.args[0].value.value) or UNKNOWN
+        narrowed = Value(Kind.TENSOR) if is_tensor_test else self._annotated_type(self.eval_quietly(test.args[1].value))
+        return (None if narrowed.kind is Kind.UNKNOWN else narrowed), current
+
+    def _isinstance_narrowing(self, test: cst.Call) -> dict[str, Value]:
+        narrowed, current = self._isinstance_test(test)
+        if narrowed is None or current is None or narrowed.kind is current.kind:
+            return {}  # not such a test, or already known to be one: keep what else is known of it
+        return {test.args[0].value.value: narrowed}  # type: ignore[attr-defined]
 
     def _for(self, node: cst.For) -> None:
         iterable = self.eval(node.iter)
@@ -267,6 +415,9 @@ class ControlFlowMixin:
             func = iter_node.func
             if isinstance(func, cst.Attribute) and func.attr.value in api.NOT_A_COLLECTION_ITERATION:
                 return True
+            if isinstance(func, cst.Name) and func.value == "zip" and len(iter_node.args) == 1 and (
+                    iter_node.args[0].star == "*"):
+                return True  # ``zip(*batch)``: the fields of one batch (states, actions, ...), not many alike
             if isinstance(func, cst.Name) and func.value in ("zip", "enumerate", "reversed", "sorted") and \
                     iter_node.args:
                 return all(self._is_not_a_collection(arg.value, self.eval_quietly(arg.value))
@@ -284,12 +435,16 @@ class ControlFlowMixin:
         return item.but(loop_item=loop_id, transfer=None)  # a list's items moved earlier are not moved here
 
     def _element_of(self, iterable: Value) -> Value:
+        if iterable.choices is not None:
+            return join_all([self._element_of(choice) for choice in iterable.choices]) or UNKNOWN
         if iterable.kind is Kind.SEQUENCE:
             if iterable.element is not None:
                 return iterable.element
             if iterable.items and not iterable.open_ended:
                 return join_all(list(iterable.items)) or UNKNOWN
             return UNKNOWN
+        if iterable.kind is Kind.MAPPING:
+            return Value(Kind.STRING) if iterable.keys is not None else UNKNOWN  # a dict gives its keys
         if iterable.kind is Kind.NDARRAY:
             return iterable.but(kind=Kind.NUMPY_VALUE, loop_item=None, items=None)
         if iterable.kind is Kind.TENSOR:
@@ -340,8 +495,7 @@ class ControlFlowMixin:
                 comp_for = comp_for.inner_for_in
             if isinstance(node, cst.DictComp):
                 self.eval(node.key)
-                self.eval(node.value)
-                return OTHER
+                return Value(Kind.MAPPING, element=self.eval(node.value).but(loop_item=None, transfer=None))
             element = self.eval(node.elt)
             if collected is None:
                 collected = not isinstance(node, cst.GeneratorExp)
@@ -353,6 +507,57 @@ class ControlFlowMixin:
             self.scope = before
 
 
+def under_device_test(joined: Value, when_true: Value | None, when_false: Value | None, key: str,
+                      positive: bool) -> Value:
+    """A name joined after ``if <device test>``: when only one branch gave it something of an accelerator, it has
+    that only where the test says so. A flag set to ``True`` on one branch and ``False`` on the other
+    (``has_cuda_tensors = True`` beside the copy) is that test, where a later ``if`` reads it."""
+    if joined.device_test is not None:
+        return joined
+    flags = (bool_literal(when_true), bool_literal(when_false))
+    if flags in ((True, False), (False, True)):
+        holds = positive == flags[0]
+        return joined.but(device_test=key if holds else f"not:{key}")
+    true_has = when_true is not None and _has_device_fact(when_true)
+    false_has = when_false is not None and _has_device_fact(when_false)
+    if true_has == false_has:
+        return joined
+    holds = positive == true_has  # the branch with the device fact is the one where the key is true
+    return joined.but(device_test=key if holds else f"not:{key}")
+
+
+def _has_device_fact(value: Value) -> bool:
+    return has_a_device_fact(value) or (value.kind is Kind.STRING and value.literal is not None
+                                        and value.literal.startswith(api.ACCELERATOR_DEVICE_PREFIXES))
+
+
+def _cleared(value: Value, test: str, no_cuda: bool, depth: int = 0) -> Value:
+    """``value`` where ``test`` is false (or, with ``no_cuda``, where there is no CUDA device): what it, or a list
+    or dict of it, had of an accelerator only under that test is gone, as is any pending copy without CUDA."""
+    if value.device_test == test or (no_cuda and value.pending_copy is not None):
+        value = _without_device_facts(value)
+    if depth > 3 or value.kind not in (Kind.SEQUENCE, Kind.MAPPING):
+        return value
+    changes: dict[str, object] = {}
+    if value.element is not None:
+        element = _cleared(value.element, test, no_cuda, depth + 1)
+        if element is not value.element:
+            changes["element"] = element
+    if value.items:
+        items = tuple(_cleared(item, test, no_cuda, depth + 1) for item in value.items)
+        if any(new is not old for new, old in zip(items, value.items)):
+            changes["items"] = items
+    return value.but(**changes) if changes else value
+
+
+def _without_device_facts(value: Value) -> Value:
+    """A value where the test it held its accelerator under is false: on the host, no copy from a device pending."""
+    if value.kind in (Kind.DEVICE, Kind.STRING):
+        return Value(Kind.DEVICE, on_accelerator=False)
+    return value.but(on_accelerator=None if value.on_accelerator else value.on_accelerator, pending_copy=None,
+                     device_test=None)
+
+
 def _changed_round_the_back_edge(before: Scope, end: Scope) -> set[str]:
     """The names that hold more at the end of an iteration than before the loop (or were not bound before it)."""
     changed = set()
@@ -362,6 +567,9 @@ def _changed_round_the_back_edge(before: Scope, end: Scope) -> set[str]:
             changed.add(name)
     return changed
 
+
+#: kinds no value has two of: an isinstance test of one on a value known to be another is false
+_EXCLUSIVE_KINDS = frozenset({Kind.TENSOR, Kind.NDARRAY, Kind.NN_MODULE})
 
 #: loops nested inside one another whose first read is held back (``_loop``); deeper ones read silently first
 _MAX_HELD_LOOPS = 3

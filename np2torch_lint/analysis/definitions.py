@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from . import known_apis as api
+from .arguments import STARRED, Args
 from .control_flow import NOT_A_GRAD_MODE
 from .facts import Facts
 from .scope import Scope
@@ -57,6 +58,12 @@ class FunctionInfo:
     #: positional parameters' names.
     moves_argument: ParameterMove | None = None
     moves_positional: tuple[str, ...] = ()
+    #: another module's function known by its summary: (that module, its name there: ``("load",)`` or, for a
+    #: method, ``("Buffer", "sample")``), so that a call can read its body (``foreign.py``); None otherwise
+    origin: tuple[object, tuple[str, ...]] | None = None
+    #: the module whose body it is, when it is another module's read from its own tree (``foreign.py``); None: this
+    #: file's
+    module: object | None = None
 
     @property
     def name(self) -> str:
@@ -75,6 +82,30 @@ class FunctionInfo:
         if found.kind is Kind.UNKNOWN or (found.kind is Kind.NONE and self.returns.kind is not Kind.UNKNOWN):
             return self.returns
         return found
+
+
+@dataclass(frozen=True, eq=False)
+class RecordType:
+    """A named tuple type made by a call: ``collections.namedtuple("Transition", "state action reward")``. Its
+    objects hold what the constructor is given, by field (``batch.state``)."""
+
+    fields: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class BoundCall:
+    """A function of the file with some of its arguments given already: ``functools.partial(evaluate, model)``, or a
+    method taken from an object (``step = agent.step``). Calling it calls ``function`` with ``receiver`` (a
+    method's object) and these arguments before the call's own."""
+
+    function: FunctionInfo
+    receiver: Value | None = None
+    positional: tuple[Value, ...] = ()
+    keywords: tuple[tuple[str, Value], ...] = ()
+
+    def arguments(self, args: Args) -> Args:
+        """The arguments ``function`` gets when this is called with ``args`` (positions are not the call's)."""
+        return Args([*self.positional, *args.positional], {**dict(self.keywords), **args.keywords}, [])
 
 
 @dataclass(eq=False)
@@ -97,6 +128,19 @@ class ClassInfo:
     #: a class of the file derives from it; it derives from a class the analysis does not know (containers.py).
     subclassed: bool = False
     unknown_bases: bool = False
+    #: a record's fields, in order (a ``typing.NamedTuple`` or a ``@dataclass``: annotated names of the class body),
+    #: and whether its objects are tuples; None for other classes
+    record_fields: tuple[str, ...] | None = None
+    record_is_tuple: bool = False
+    #: a class of another module as one of its objects is after its construction here (``Buffer(device="cpu")``),
+    #: or a class seen through ``super()`` from a subclass: the class it stands for, whose attributes this one
+    #: records (``specialized``, ``super_view``); ``assigned``: those the construction set (they replace what the
+    #: summary joined over every object)
+    specializes: ClassInfo | None = None
+    assigned: set[str] | None = None
+    #: a ``super()`` view: the object's own class, whose methods ``self.method()`` calls in the base's methods
+    #: reach (the override, as Python dispatches)
+    seen_from: ClassInfo | None = None
 
     def method(self, name: str) -> FunctionInfo | None:
         for info in self.lineage():
@@ -116,6 +160,26 @@ class ClassInfo:
         """Drop what links it to the rest of the analysis (see ``Analyzer.release``)."""
         self.scope = None
         self.bases, self.methods, self.attributes, self.class_names = [], {}, {}, {}
+
+    def specialized(self) -> ClassInfo:
+        """A copy of this class (another module's, known by its summary) for one object constructed here: what its
+        ``__init__`` assigns with the construction's arguments is that object's own."""
+        copy = ClassInfo(None, None, self.is_nn_module, list(self.bases), self.library_base, self.methods,
+                         dict(self.attributes), self.class_names, attributes_collected=True,
+                         record_fields=self.record_fields, record_is_tuple=self.record_is_tuple)
+        copy.specializes, copy.assigned = self, set()
+        return copy
+
+    def super_view(self, actual: ClassInfo) -> ClassInfo:
+        """This class, a base of ``actual``'s, as ``super()`` in ``actual``'s methods sees it: methods looked up
+        here, attributes assigned to the object (``actual``'s)."""
+        view = ClassInfo(None, None, self.is_nn_module, list(self.bases), self.library_base, self.methods,
+                         actual.attributes, self.class_names, attributes_collected=True)
+        view.specializes, view.assigned = actual.specializes or actual, actual.assigned
+        view.seen_from = actual.seen_from or actual
+        if actual.node is not None:
+            view.specializes = actual
+        return view
 
     def lineage(self) -> list[ClassInfo]:
         """This class and its bases defined in the file, depth first (cycles cannot happen in valid code)."""
@@ -146,6 +210,32 @@ _TRANSPARENT_DECORATORS = {
     "torch.inference_mode", "torch.enable_grad", "torch.set_grad_enabled",
 }
 _ROLES = {"staticmethod": "staticmethod", "classmethod": "classmethod", "property": "property"}
+
+
+def _annotated_fields(node: cst.ClassDef) -> tuple[str, ...]:
+    """A record class's fields: the names its body annotates, in order (``state: torch.Tensor``)."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    return tuple(small.target.value for line in body if isinstance(line, cst.SimpleStatementLine)
+                 for small in line.body if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name))
+
+
+def record_of(fields: tuple[str, ...], args: Args, defaults: dict[str, Value] | None = None) -> tuple[Value, ...]:
+    """What each field of a record holds after ``Record(*args)``: positional arguments in order, then keywords
+    (``*xs`` of known length spread), else the field's default, else unknown."""
+    args = args.spread()
+    starred = STARRED in args.keywords
+    values = []
+    for index, field_name in enumerate(fields):
+        if index < len(args.positional):
+            values.append(args.positional[index])
+        elif field_name in args.keywords:
+            values.append(args.keywords[field_name])
+        elif starred:
+            star = args.keywords[STARRED]
+            values.append(star.element if star.kind is Kind.SEQUENCE and star.element is not None else UNKNOWN)
+        else:
+            values.append((defaults or {}).get(field_name, UNKNOWN))
+    return tuple(values)
 
 
 def parameter_names(info: FunctionInfo) -> list[str]:
@@ -247,14 +337,21 @@ class DefinitionsMixin:
         return Value(Kind.FUNCTION, definition=info)
 
     def _class_def(self, node: cst.ClassDef) -> None:
+        dataclass_like = False
         for decorator in node.decorators:
             self.eval(decorator.decorator)
+            target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            dataclass_like = dataclass_like or self.eval_quietly(target).qualname in api.RECORD_DECORATORS
+        named_tuple = False
         is_nn_module = False
         bases: list[ClassInfo] = []
         library_base = None
         unknown_bases = False
         for base in node.bases:
             base_value = self.eval(base.value)
+            if base_value.kind is Kind.REF and base_value.qualname in api.RECORD_BASES:
+                named_tuple = True
+                continue
             if base_value.kind is Kind.REF and base_value.qualname:
                 model = self.models.call(base_value.qualname)
                 if base_value.qualname in api.NN_MODULE_BASES or (model is not None and model.kind == "module"):
@@ -275,6 +372,8 @@ class DefinitionsMixin:
         for keyword in node.keywords:
             self.eval(keyword.value)
         info = ClassInfo(node, self.scope, is_nn_module, bases, library_base, unknown_bases=unknown_bases)
+        if named_tuple or dataclass_like:
+            info.record_fields, info.record_is_tuple = _annotated_fields(node), named_tuple
         self.definitions.append(info)
         saved_scope, saved_class = self.scope, self.class_being_defined
         self.scope = Scope(saved_scope)
@@ -417,13 +516,18 @@ class DefinitionsMixin:
         info = owner.definition
         if not isinstance(info, ClassInfo):
             return False
-        if info.node is None:
+        if info.specializes is not None and info.specializes.node is not None:
+            info = info.specializes  # ``super().__init__(...)`` in a class of this file: its object's attributes
+        elif info.node is None and info.specializes is None:
             # a class of another module, as its summary says: shared by every file that imports it, so what one
             # file assigns would reach the files analysed after it (and depend on the order); not followed
             return True
         if value.parameter is not None or value.moves_parameter is not None:
             value = value.but(parameter=None, moves_parameter=None)  # another call's parameter, when read back
         previous = info.attributes.get(attribute)
+        if info.assigned is not None and attribute not in info.assigned:
+            info.assigned.add(attribute)  # the object's own construction: it replaces what every object may hold
+            previous = None
         info.attributes[attribute] = value if previous is None else join(previous, value)
         if owner.kind is not Kind.CLASS:
             self._note_container_assigned(info, attribute, value)

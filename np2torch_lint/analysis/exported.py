@@ -11,7 +11,7 @@ Values nest at most ``MAX_DEPTH`` deep; what is deeper is unknown.
 
 from __future__ import annotations
 
-from .definitions import ClassInfo, FunctionInfo
+from .definitions import ClassInfo, FunctionInfo, RecordType
 from .values import UNKNOWN, Kind, ParameterMove, Value
 
 MAX_DEPTH = 4
@@ -70,11 +70,15 @@ class _Encoder:
             data["i"] = [self.value(item, depth + 1) for item in value.items]
             if value.open_ended:
                 data["open"] = True
+            if value.keys is not None:
+                data["ks"] = list(value.keys)
         definition = value.definition
         if isinstance(definition, FunctionInfo):
             data["fn"] = self.function(definition, depth)
         elif isinstance(definition, ClassInfo):
             data["c"] = self.class_position(definition)
+        elif isinstance(definition, RecordType):
+            data["rec"] = list(definition.fields)
         return data
 
     def function(self, info: FunctionInfo, depth: int) -> dict:
@@ -124,6 +128,8 @@ class _Encoder:
             for name, method in each.methods.items():
                 if name not in methods:
                     methods[name] = self.function(method, 1)
+                    if each is not info and each.node is not None and methods[name]:
+                        methods[name]["at"] = each.node.name.value  # a base's: its body is under the base's name
             for name, value in each.class_names.items():
                 if name not in names:
                     names[name] = self.value(value, 1)
@@ -131,36 +137,50 @@ class _Encoder:
             "nn": any(each.is_nn_module for each in info.lineage()), "base": info.library_bases(),
             "attrs": {k: v for k, v in attributes.items() if v is not None}, "methods": methods,
             "names": {k: v for k, v in names.items() if v is not None}}
+        if info.record_fields is not None:
+            self.classes[position].update({"rec": list(info.record_fields), "rtup": info.record_is_tuple})
+        if info.bases:  # for ``super()`` in its methods' bodies, read by callers (the members above are folded in)
+            self.classes[position]["bases"] = [self.class_position(base) for base in info.bases]
         return position
 
 
-def decode_names(data: dict) -> dict[str, Value]:
-    """A module's names back from its summary; malformed data (a foreign or damaged cache) gives unknown."""
+def decode_names(data: dict, module: object | None = None) -> dict[str, Value]:
+    """A module's names back from its summary; malformed data (a foreign or damaged cache) gives unknown. With
+    ``module`` (what names the module: its path), each top-level function and class, and each method, knows where
+    it is defined (``FunctionInfo.origin``), so that a caller may read its body."""
     table = data.get(CLASSES)
-    decoder = _Decoder(table if isinstance(table, list) else [])
-    return {name: decoder.value(value) for name, value in data.items()
-            if name != CLASSES and isinstance(value, dict)}
+    decoder = _Decoder(table if isinstance(table, list) else [], module)
+    names = {name: value for name, value in data.items() if name != CLASSES and isinstance(value, dict)}
+    for name, value in names.items():  # classes first, by the names they are defined under
+        if "c" in value and "k" in value and value["k"] == Kind.CLASS.value:
+            decoder.value(value, name)
+    return {name: decoder.value(value, name) for name, value in names.items()}
 
 
 class _Decoder:
-    def __init__(self, table: list) -> None:
+    def __init__(self, table: list, module: object | None = None) -> None:
         self.table = table
+        self.module = module
         self.classes: dict[int, ClassInfo] = {}
 
-    def value(self, data: dict) -> Value:
+    def value(self, data: dict, name: str | None = None) -> Value:
+        """A value back from data; ``name``: the module-level name it is bound to, if it is one."""
         try:
-            return self._value(data)
+            return self._value(data, name)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
             return UNKNOWN
 
-    def _value(self, data: dict) -> Value:
+    def _value(self, data: dict, name: str | None = None) -> Value:
         kind = _KINDS[data["k"]]
         definition: object | None = None
         if "fn" in data:
-            definition = self.function(data["fn"])
+            definition = self.function(data["fn"], (name,) if name else None)
         elif "c" in data:
-            definition = self.class_at(data["c"])
+            definition = self.class_at(data["c"], name)
+        elif "rec" in data:
+            definition = RecordType(tuple(str(field) for field in data["rec"]))
         items = data.get("i")
+        keys = data.get("ks")
         return Value(
             kind,
             qualname=data.get("q"),
@@ -173,11 +193,16 @@ class _Decoder:
             element=self._value(data["e"]) if "e" in data else None,
             items=None if items is None else tuple(self.value(item) if item else UNKNOWN for item in items),
             open_ended=bool(data.get("open", False)),
+            keys=tuple(str(key) for key in keys) if isinstance(keys, list) and items is not None and len(keys) == len(
+                items) else None,
             definition=definition,
         )
 
-    def function(self, data: dict) -> FunctionInfo:
+    def function(self, data: dict, where: tuple[str, ...] | None = None) -> FunctionInfo:
+        """A function from data; ``where``: its name (and its class's) in the module, when it is defined there."""
         info = FunctionInfo(None, None, role=str(data.get("role", "function")), opaque="role" not in data)
+        if where is not None and self.module is not None:
+            info.origin = (self.module, where)
         info.generic_returns = self.value(data["r"]) if "r" in data else UNKNOWN
         if "rd" in data:
             info.defaults_returns = self.value(data["rd"])
@@ -191,7 +216,9 @@ class _Decoder:
             info.moves_positional = tuple(str(name) for name in move.get("p", ()))
         return info
 
-    def class_at(self, position: object) -> ClassInfo:
+    def class_at(self, position: object, name: str | None = None) -> ClassInfo:
+        """The class at a position of the table; ``name``: a module-level name it is bound to (the first one read
+        names the class where it is defined: its methods' bodies are looked up under it)."""
         if not isinstance(position, int) or isinstance(position, bool) or position < 0:
             raise ValueError(f"not a position in the table of classes: {position!r}")
         if position in self.classes:
@@ -203,9 +230,21 @@ class _Decoder:
                            if isinstance(value, dict)}
         info.class_names = {name: self.value(value) for name, value in data.get("names", {}).items()
                             if isinstance(value, dict)}
-        for name, method in data.get("methods", {}).items():
-            function = self.function(method)
+        for method_name, method in data.get("methods", {}).items():
+            defined_in = method.get("at", name) if isinstance(method, dict) else name
+            function = self.function(method, (str(defined_in), method_name) if name else None)
             function.owner = info
-            info.methods[name] = function
+            info.methods[method_name] = function
+        bases = data.get("bases")
+        if isinstance(bases, list):
+            info.bases = [self.class_at(base) for base in bases]
+            for function in info.methods.values():  # a method folded in from a base belongs to that base
+                defining = [base for base in info.lineage()[1:] if any(
+                    method.origin == function.origin for method in base.methods.values())]
+                if function.origin is not None and defining:
+                    function.owner = defining[-1]  # (where its ``super()`` starts)
+        if isinstance(data.get("rec"), list):
+            info.record_fields = tuple(str(field) for field in data["rec"])
+            info.record_is_tuple = bool(data.get("rtup"))
         info.attributes_collected = True
         return info

@@ -6,12 +6,14 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import Args
+from .control_flow import under_device_test
 from .array_layout import subscript_layout
 from .calls import class_of
 from .definitions import ClassInfo
 from .numpy_semantics import numpy_arithmetic
 from .syntax import int_literal, is_copy_flag_test
-from .values import NONE, UNKNOWN, Kind, Value, either_all, join, join_all, member, ref, sequence
+from .values import (NONE, UNKNOWN, Kind, Value, device_test_of, either_all, join, join_all, keyed, member, ref,
+                     sequence)
 
 #: longer string literals are not kept: docstrings and messages, never a device, dtype or key
 _LONGEST_USEFUL_STRING = 200
@@ -48,11 +50,18 @@ class ExpressionsMixin:
         return Value(Kind.STRING, literal=text if isinstance(text, str) else None)
 
     def _attribute(self, node: cst.Attribute) -> Value:
-        attribute = node.attr.value
-        owner = self.eval(node.value)
+        return self._attribute_of_value(self.eval(node.value), node.attr.value)
+
+    def _attribute_of_value(self, owner: Value, attribute: str) -> Value:
+        if owner.choices is not None:  # an object of one class or another: what either has
+            return join_all([self._attribute_of_value(choice, attribute) for choice in owner.choices]) or UNKNOWN
         if owner.kind is Kind.REF:
             found = member(owner, attribute)
             return self._from_project(found) if self.project is not None else found
+        if owner.keys is not None and owner.kind is not Kind.MAPPING:  # ``batch.state`` of a named tuple
+            field = keyed(owner, attribute)
+            if field is not None:
+                return field
         if isinstance(owner.definition, ClassInfo):
             found = self._class_attribute(owner, owner.definition, attribute)
             if found is not None:
@@ -85,6 +94,11 @@ class ExpressionsMixin:
         for element in node.slice:
             if isinstance(element.slice, cst.Slice):
                 self._walk_children(element.slice)
+        if base.choices is not None:  # ``outputs["loss"]`` of a dict or of a tuple: what either holds there
+            return join_all([self._subscript_of(node, choice, index_values) for choice in base.choices]) or UNKNOWN
+        return self._subscript_of(node, base, index_values)
+
+    def _subscript_of(self, node: cst.Subscript, base: Value, index_values: list[Value]) -> Value:
         loop_item = next((v.loop_item for v in index_values if v.loop_item is not None), None)
         if base.kind is Kind.TENSOR:
             result = base.but(items=None)
@@ -97,6 +111,13 @@ class ExpressionsMixin:
             negative_strides, read_only = subscript_layout(node, base, index_values)
             result = base.but(kind=Kind.NDARRAY if is_slice else Kind.NUMPY_VALUE, negative_strides=negative_strides,
                               read_only=read_only)
+        elif base.kind is Kind.MAPPING:  # ``outputs["loss"]``: that key's value, or any value of the dict
+            key = index_values[0].literal if len(index_values) == 1 and index_values[0].kind is Kind.STRING else None
+            found = keyed(base, key) if key is not None else None
+            if found is None and key is not None and base.keys is not None and base.items is not None and (
+                    not base.open_ended):
+                return UNKNOWN  # a key the dict was not given: not any of its values (a KeyError, or set elsewhere)
+            return found if found is not None else (base.element or UNKNOWN)
         elif base.kind is Kind.SEQUENCE:
             if any(isinstance(e.slice, cst.Slice) for e in node.slice):  # ``xs[::-1]``: a list of the same items
                 return Value(Kind.SEQUENCE, element=self._element_of(base))
@@ -129,9 +150,10 @@ class ExpressionsMixin:
         left = self.eval(node.left)
         rights = [self.eval(target.comparator) for target in node.comparisons]
         if any(v.kind is Kind.TENSOR for v in (left, *rights)):
+            tensors = [v for v in (left, *rights) if v.kind is Kind.TENSOR]
             return Value(Kind.TENSOR, dtype="bool", requires_grad=False,
-                         on_accelerator=either_all(v.on_accelerator for v in (left, *rights)
-                                                   if v.kind is Kind.TENSOR))
+                         on_accelerator=either_all(v.on_accelerator for v in tensors),
+                         device_test=device_test_of(tensors))
         if any(v.is_numpy for v in (left, *rights)):
             return Value(Kind.NDARRAY, dtype="bool")
         return Value(Kind.NUMBER, dtype="bool")
@@ -144,10 +166,23 @@ class ExpressionsMixin:
         mentions_copy = is_copy_flag_test(node.test)
         self.copy_tests += mentions_copy
         when_true, when_false = self._narrowing(node.test)
+        outcome = self.test_outcome(node.test)
         try:
-            return join(self._eval_narrowed(node.body, when_true), self._eval_narrowed(node.orelse, when_false))
+            if outcome is not None:  # one branch cannot run: the value is the other's
+                taken, skipped = (node.body, node.orelse) if outcome else (node.orelse, node.body)
+                self.read_unreachable(lambda: self.eval(skipped))
+                return self._eval_narrowed(taken, when_true if outcome else when_false)
+            body = self._eval_narrowed(node.body, when_true)
+            orelse = self._eval_narrowed(node.orelse, when_false)
         finally:
             self.copy_tests -= mentions_copy
+        joined = join(body, orelse)
+        tested = self.device_test(node.test)
+        if tested is None:
+            return joined
+        marked = under_device_test(joined, body, orelse, *tested)
+        self.device_tests_noted = self.device_tests_noted or marked is not joined
+        return marked
 
     def _eval_narrowed(self, node: cst.BaseExpression, narrowed: dict[str, Value]) -> Value:
         if not narrowed:
@@ -171,6 +206,35 @@ class ExpressionsMixin:
         if starred:
             return Value(Kind.SEQUENCE)
         return sequence(tuple(items), join_all(items))
+
+    def _dict(self, node: cst.Dict) -> Value:
+        """A dict display: its items by key where every key is a string literal (``{"loss": loss, **extra}``)."""
+        keys: list[str] | None = []
+        items: list[Value] = []
+        values: list[Value] = []
+        for element in node.elements:
+            if isinstance(element, cst.StarredDictElement):
+                spread = self.eval(element.value)
+                if spread.kind is Kind.MAPPING and spread.keys is not None and spread.items is not None and (
+                        keys is not None):
+                    for key, item in zip(spread.keys, spread.items):
+                        keys, items = _set_item(keys, items, key, item)
+                else:
+                    keys = None
+                if spread.kind is Kind.MAPPING and spread.element is not None:
+                    values.append(spread.element)
+                continue
+            key_value = self.eval(element.key)
+            value = self.eval(element.value)
+            values.append(value)
+            key = key_value.literal if key_value.kind is Kind.STRING else None
+            if key is None or keys is None:
+                keys = None
+            else:
+                keys, items = _set_item(keys, items, key, value)
+        if keys is None:
+            return Value(Kind.MAPPING, element=join_all(values))
+        return sequence(tuple(items), join_all(items), tuple(keys), Kind.MAPPING)
 
     def _named_expr(self, node: cst.NamedExpr) -> Value:
         value = self.eval(node.value)
@@ -210,6 +274,7 @@ class ExpressionsMixin:
             dtype=dtypes.pop() if len(dtypes) == 1 else None,
             requires_grad=requires_grad,
             on_accelerator=either_all(v.on_accelerator for v in tensors),
+            device_test=device_test_of(tensors),
             float64_origins=frozenset().union(*(v.float64_origins for v in tensors)),
             loop_item=next((v.loop_item for v in operands if v.loop_item is not None), None),
             transfer=first.transfer,
@@ -228,6 +293,16 @@ class ExpressionsMixin:
         if inputs_known and all(flag is False for flag in flags):
             return False
         return None
+
+
+def _set_item(keys: list[str], items: list[Value], key: str, value: Value) -> tuple[list[str], list[Value]]:
+    """``{**a, "k": v}``: a later key replaces an earlier one, in its place."""
+    if key in keys:
+        items[keys.index(key)] = value
+    else:
+        keys.append(key)
+        items.append(value)
+    return keys, items
 
 
 _NUMBER_OR_UNKNOWN = frozenset({Kind.NUMBER, Kind.UNKNOWN})

@@ -5,6 +5,7 @@ Rules read only these; they never walk the tree, so a new rule adds no traversal
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -13,14 +14,35 @@ from .values import Value
 
 
 @dataclass(frozen=True, slots=True)
+class CallSite:
+    """The call through which a fact holds: a body read with that call's arguments found it, and reading it with
+    its parameters unknown did not. A reader checks the finding there (``... (as evaluate is called at line 88)``)."""
+
+    node: cst.Call
+    callee: str  # the function's name, as the message says it
+    #: the module the call is in: None for the file being analysed, else another module's path (its body was read)
+    module: object | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class TensorToNumpy:
-    """``t.numpy()``, ``np.asarray(t)`` or ``np.array(t)`` where ``t`` is known to be a tensor."""
+    """``t.numpy()``, or a NumPy function given a tensor (``np.asarray(t)``, ``np.exp(t)``, ``np.sum([t, u])``),
+    which converts it with ``Tensor.__array__``: ``t.numpy()`` again."""
 
     node: cst.Call
     via: str  # "numpy" for the method, else the NumPy function's qualified name
+    #: the tensor converted; for several (``np.stack([a, b])``), what may be true of any of them
     tensor: Value
     #: autograd state where the call runs: True, False (no_grad/inference_mode), or None (unknown).
     grad_enabled: bool | None
+    #: for a NumPy function: where the converted tensors are written, as (argument, item) positions (item None: the
+    #: argument itself; else that item of a list or tuple display), for a fix to move or detach each; empty when
+    #: one is not written out there (``np.stack(tensors)``)
+    arguments: tuple[tuple[int, int | None], ...] = ()
+    #: the tensors were found in a list or tuple given to the function, not given themselves
+    in_sequence: bool = False
+    #: the call through which it holds, when only a body read with a caller's arguments found it
+    through: CallSite | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +65,8 @@ class NumpyToTensor:
     made_on_accelerator: bool | None = False
     #: ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``: the constructors ``Tensor`` may be.
     alternatives: tuple[str, ...] = ()
+    #: the call through which it holds, when only a body read with a caller's arguments found it
+    through: CallSite | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +78,8 @@ class CollectedTransfer:
     collected_by: str  # "append", "comprehension", "item assignment"
     #: ``torch.stack(<the comprehension>)`` when that is what consumes it
     stacked_by: cst.Call | None = None
+    #: the call through which it holds, when only a body read with a caller's arguments found it
+    through: CallSite | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +91,8 @@ class HostReadBeforeSync:
     via: str  # the method ("numpy", "item") or the qualified name of the function ("builtins.print")
     copy: cst.Call  # the ``.to(..., non_blocking=True)`` or ``.copy_(..., non_blocking=True)`` call
     source: Value  # the tensor copied
+    #: the call through which it holds, when only a body read with a caller's arguments found it
+    through: CallSite | None = None
 
 
 @dataclass(slots=True)
@@ -76,12 +104,24 @@ class Facts:
     #: conversions that made a float64 tensor out of NumPy's default float64, and those a dtype decision met.
     float64_conversions: dict[cst.Call, str] = field(default_factory=dict)  # call -> constructor qualname
     dtype_decided: set[cst.Call] = field(default_factory=set)
+    #: those of ``float64_conversions`` that hold only through a call (``CallSite``)
+    float64_through: dict[cst.Call, CallSite] = field(default_factory=dict)
     #: the file calls ``torch.set_default_dtype``: float64 may be what it wants.
     sets_default_dtype: bool = False
     #: modules of the project (relative paths) that change torch's default dtype or tensor type, this one too
     default_dtype_changed_in: tuple[str, ...] = ()
     #: the names the module binds to ``torch`` and ``numpy`` (``{"numpy": "np"}``), for fixes to write.
     module_names: dict[str, str] = field(default_factory=dict)
+    #: what reading other modules' function bodies with this module's arguments found there: module -> its facts
+    #: (``foreign.py``), reported in that module's file
+    foreign: dict[object, Facts] = field(default_factory=dict)
+    #: the facts ``absorb_call`` took, as they were before it named the call: each is taken once
+    _called: set = field(default_factory=set, repr=False, compare=False)
+
+    def note_float64(self, node: cst.Call, constructor: str) -> None:
+        """A conversion that makes a float64 tensor from NumPy's default float64, found by the read being made."""
+        self.float64_conversions[node] = constructor
+        self.float64_through.pop(node, None)
 
     def absorb(self, other: Facts) -> None:
         """Add what ``other`` recorded after what this one did (a method read ahead of its turn)."""
@@ -89,8 +129,41 @@ class Facts:
         self.numpy_to_tensor.extend(other.numpy_to_tensor)
         self.collected_transfers.extend(other.collected_transfers)
         self.host_reads_before_sync.extend(other.host_reads_before_sync)
-        self.float64_conversions.update(other.float64_conversions)
+        for node, constructor in other.float64_conversions.items():
+            if node not in other.float64_through:
+                self.note_float64(node, constructor)
+            elif node not in self.float64_conversions:
+                self.float64_conversions[node] = constructor
+                self.float64_through[node] = other.float64_through[node]
         if other.dtype_decided is not self.dtype_decided:
             self.dtype_decided.update(other.dtype_decided)
         self.sets_default_dtype = self.sets_default_dtype or other.sets_default_dtype
         self.module_names.update(other.module_names)
+        for module, facts in other.foreign.items():
+            if module in self.foreign:
+                self.foreign[module].absorb(facts)
+            else:
+                self.foreign[module] = facts
+
+    def absorb_call(self, other: Facts, site: CallSite) -> None:
+        """What a body read with the arguments of the call at ``site`` recorded (``other``): each fact once, as
+        holding through the innermost call that made it hold (one already named keeps its call)."""
+        taken = self._called
+        for name in _LISTS:
+            mine = getattr(self, name)
+            for fact in getattr(other, name):
+                plain = fact if fact.through is None else dataclasses.replace(fact, through=None)
+                if plain in taken:
+                    continue
+                taken.add(plain)
+                mine.append(fact if fact.through is not None else dataclasses.replace(fact, through=site))
+        for node, constructor in other.float64_conversions.items():
+            if node not in self.float64_conversions:
+                self.float64_conversions[node] = constructor
+                self.float64_through[node] = other.float64_through.get(node, site)
+        if other.dtype_decided is not self.dtype_decided:
+            self.dtype_decided.update(other.dtype_decided)
+        self.sets_default_dtype = self.sets_default_dtype or other.sets_default_dtype
+
+
+_LISTS = ("tensor_to_numpy", "numpy_to_tensor", "collected_transfers", "host_reads_before_sync")

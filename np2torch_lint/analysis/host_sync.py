@@ -6,8 +6,9 @@ A sync (``torch.cuda.synchronize()``, ``stream.synchronize()``, a blocking copy 
 on every name of the function; branches join as any other fact (pending if pending on any path), loops get their
 back-edge pass. A read of a pending tensor into Python or NumPy is recorded in ``Facts.host_reads_before_sync``.
 
-A copy is only followed inside the function (or module body) that made it: another function may run after a
-sync, so a read there says nothing. A call of a function of the file whose body synchronises is a sync (the
+A copy is followed inside the function (or module body) that made it, and into a function it is passed to (read
+with that call's arguments): a function that reads a global or an attribute may run after a sync, so a read there
+says nothing. A call of a function of the file whose body synchronises is a sync (the
 summaries know), and so is a call the analysis cannot see into (an unknown decorator, a relative import): a
 finding needs a read with no possible sync before it.
 """
@@ -69,13 +70,14 @@ class HostSyncMixin:
                 return None  # not a copy to the host, or not one the code spells out
             tensor = receiver if receiver.kind is Kind.TENSOR else Value(Kind.TENSOR)
             self._host_copies[node] = (self.function_node, receiver)
-            return self._tensor_move(node, tensor, None, args).but(pending_copy=node)
+            # a copy from a tensor on an accelerator only under a test is asynchronous only there
+            return self._tensor_move(node, tensor, None, args).but(pending_copy=node, device_test=receiver.device_test)
         source = args.first
         if (method == "copy_" and receiver.kind is Kind.TENSOR and receiver.on_accelerator is False
                 and source is not None and source.kind in (Kind.TENSOR, Kind.UNKNOWN)
                 and source.on_accelerator is not False):
             self._host_copies[node] = (self.function_node, source)
-            pending = receiver.but(pending_copy=node)
+            pending = receiver.but(pending_copy=node, device_test=source.device_test)
             if isinstance(func.value, cst.Name):
                 self.scope.names[func.value.value] = pending  # copy_ fills the tensor in place
             return pending
@@ -95,7 +97,9 @@ class HostSyncMixin:
         if copy is None:
             return
         function, source = self._host_copies[copy]
-        if function is self.function_node:
+        # the function that made the copy, or one its caller handed the pending tensor to (read with that call's
+        # arguments: what runs between the copy and the read is the callee's code up to here)
+        if function is self.function_node or not self.generic_read:
             self.facts.host_reads_before_sync.append(HostReadBeforeSync(node, via, copy, source))
 
     def _synchronize(self) -> None:
@@ -124,7 +128,8 @@ class HostSyncMixin:
 
     def _synced(self, value: Value) -> Value:
         changes: dict[str, object] = {}
-        if value.pending_copy is not None and self._host_copies[value.pending_copy][0] is self.function_node:
+        if value.pending_copy is not None and (
+                self._host_copies[value.pending_copy][0] is self.function_node or not self.generic_read):
             changes["pending_copy"] = None
         if value.element is not None:
             element = self._synced(value.element)

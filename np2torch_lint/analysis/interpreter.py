@@ -30,6 +30,7 @@ from .definitions import ClassInfo, DefinitionsMixin, FunctionInfo, KeptRead
 from .expressions import ExpressionsMixin
 from .exported import encode_names
 from .facts import Facts
+from .foreign import ForeignMixin
 from .host_sync import HostSyncMixin
 from .library import LibraryMixin
 from .models import Models, builtin_models
@@ -44,8 +45,8 @@ _ROLES: dict[type, str] = {}
 
 
 class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin,
-               SummariesMixin, ContainersMixin, AnnotationsMixin, LibraryMixin, TorchMixin, ArrayLayoutMixin,
-               HostSyncMixin):
+               SummariesMixin, ForeignMixin, ContainersMixin, AnnotationsMixin, LibraryMixin, TorchMixin,
+               ArrayLayoutMixin, HostSyncMixin):
     """Runs a module once and fills ``facts``. Use ``analyze(module)``."""
 
     def __init__(self, models: Models | None = None, project: ProjectLink | None = None) -> None:
@@ -73,10 +74,19 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         #: what the function being read returns and yields, when one is (summaries.py)
         self.returns: list[Value] | None = None
         self.yields: list[Value] | None = None
-        self.summaries: dict[tuple, Value] = {}
+        #: what a call of a function of the file gives, and what its body read with those arguments recorded
+        self.summaries: dict[tuple, tuple[Value, Facts]] = {}
         #: the functions, lambdas and classes of the file, for ``release``
         self.definitions: list[FunctionInfo | ClassInfo] = []
         self.summaries_running: set[tuple] = set()
+        #: another module's functions as this analysis reads their bodies (foreign.py), that module's globals,
+        #: and the module whose code is being read (None: this file)
+        self.readable_functions: dict[FunctionInfo, FunctionInfo | None] = {}
+        self.foreign_scopes: dict[object, Scope] = {}
+        self.current_module: object | None = None
+        #: some value holds what it has of an accelerator under a device test (control_flow.device_test): only
+        #: then do tests narrow by it
+        self.device_tests_noted = False
         self.stacking_call: cst.Call | None = None  # a torch.stack(...) whose argument is being evaluated
         #: a class of the file defines ``__torch_function__``: torch.stack/cat may take its objects, not only tensors
         self.torch_function_overridden = False
@@ -127,6 +137,7 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
             cst.BooleanOperation: self._boolean_operation,
             cst.IfExp: self._if_exp,
             cst.List: self._list_or_tuple,
+            cst.Dict: self._dict,
             cst.Tuple: self._list_or_tuple,
             cst.ListComp: self._comprehension,
             cst.SetComp: self._comprehension,
@@ -264,6 +275,10 @@ class ProjectLink(Protocol):
 
     def names_of(self, module: str) -> dict[str, Value]:
         """``from module import *`` of a module of the project: its public names, as its summary says."""
+
+    def foreign_module(self, path: object):  # -> project.ForeignModule | None
+        """Another module of the project whose function bodies this one reads with its arguments: its tree,
+        names and definitions (``foreign.py``), or None."""
 
 
 def _defaults_may_tell_more(function: FunctionInfo) -> bool:

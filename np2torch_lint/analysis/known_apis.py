@@ -6,6 +6,14 @@ What library calls give lives in the models tables (``models/*.toml``, read by `
 from __future__ import annotations
 
 ACCELERATOR_DEVICE_PREFIXES = ("cuda", "mps", "xpu", "hpu", "npu", "xla", "ipu", "mtia", "privateuseone")
+#: calls that say whether an accelerator is there, and the device test each is (``control_flow.device_test``)
+ACCELERATOR_AVAILABILITY = {
+    "torch.cuda.is_available": "available:cuda",
+    "torch.backends.mps.is_available": "available:mps",
+    "torch.xpu.is_available": "available:xpu",
+}
+#: the device test that, where it is false, leaves no CUDA device: no copy from one can still be running
+NO_CUDA_WHERE_FALSE = "available:cuda"
 
 NN_MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
 
@@ -19,7 +27,13 @@ STACKING = {"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "to
 
 # Builtins the analysis knows; an unbound name among these is the builtin.
 BUILTINS = {"float", "int", "bool", "complex", "list", "tuple", "set", "sorted", "reversed", "zip", "enumerate",
-            "range", "len", "str", "repr", "print", "isinstance", "hash", "id", "super"}
+            "range", "len", "str", "repr", "print", "isinstance", "hash", "id", "super", "dict", "next", "iter",
+            "map"}
+#: what makes a class a record of named fields: its objects hold what the constructor is given, by field
+RECORD_BASES = {"typing.NamedTuple", "typing_extensions.NamedTuple"}
+RECORD_DECORATORS = {"dataclasses.dataclass"}
+#: calls that make a named tuple type from field names: ``namedtuple("Transition", "state action reward")``
+RECORD_FACTORIES = {"collections.namedtuple", "typing.NamedTuple"}
 
 NOT_A_COLLECTION_ITERATION = {"items", "keys", "values", "named_parameters", "named_modules", "children",
                               "modules", "parameters", "named_children", "buffers", "named_buffers"}

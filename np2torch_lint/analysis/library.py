@@ -10,6 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .arguments import Args
+from .definitions import BoundCall, FunctionInfo
 from .dtypes import is_float, is_integral
 from .facts import TensorToNumpy
 from .models import Model
@@ -23,7 +24,7 @@ from .numpy_semantics import (
     to_real_part,
 )
 from .torch_semantics import device_on_accelerator
-from .values import NONE, OTHER, UNKNOWN, Kind, Value, bool_literal, either_all
+from .values import NONE, OTHER, UNKNOWN, Kind, Value, bool_literal, device_test_of, either_all, join_all
 
 _NUMBER_FAMILY = {"bool": "bool", "float16": "float", "float32": "float", "float64": "float", "complex64": "complex",
                   "complex128": "complex"}
@@ -35,6 +36,8 @@ class LibraryMixin:
     def _apply_model(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                      receiver: Value | None = None) -> Value:
         kind = model.kind
+        if node is not None and ("converts-tensors" in model.flags or "dispatches-to-tensor" in model.flags):
+            self._tensors_numpy_converts(node, qualname, args, "converts-tensors" in model.flags)
         if kind == "ndarray" or kind == "numpy-value":
             return self._array_result(node, qualname, model, args, receiver)
         if "decides-dtype" in model.flags and kind != "same":
@@ -74,8 +77,9 @@ class LibraryMixin:
         dtype_param = model.param("dtype-param")
         explicit = None if dtype_param is None else self._dtype_argument(
             args, None if dtype_param == "kw" else int(dtype_param))
-        if "reads-tensor" in model.flags and first is not None and first.kind is Kind.TENSOR:
-            return self._read_tensor(node, qualname, first)
+        if "converts-tensors" in model.flags and first is not None and first.kind is Kind.TENSOR and (
+                "from-data" in model.params):
+            return Value(Kind.NDARRAY, dtype=first.dtype)  # ``np.asarray(t)``: ``t.numpy()``, recorded above
         if "from-data" in model.params:
             return self._array_from_data(node, model, args, explicit)
         size = model.param("size-param")
@@ -161,11 +165,29 @@ class LibraryMixin:
                 return value_of_model(as_array)
         return Value(Kind.NDARRAY)
 
-    def _read_tensor(self, node: cst.Call | None, qualname: str, tensor: Value) -> Value:
-        """``np.asarray(t)``: NumPy calls ``Tensor.__array__``, which calls ``t.numpy()``."""
-        if node is not None:
-            self.facts.tensor_to_numpy.append(TensorToNumpy(node, qualname, tensor, self.grad_enabled))
-        return Value(Kind.NDARRAY, dtype=tensor.dtype)
+    def _tensors_numpy_converts(self, node: cst.Call, qualname: str, args: Args, given_ones_too: bool) -> None:
+        """A NumPy function given tensors converts each with ``Tensor.__array__``, which calls ``t.numpy()``: the
+        tensors given (unless ``given_ones_too`` is false: the function hands a tensor to its own method) and those
+        in a list or tuple given. One fact for them all, with where each is written for the fixes."""
+        tensors: list[Value] = []
+        arguments: list[tuple[int, int | None]] = []
+        in_sequence = False
+        for position, value in enumerate(args.positional):
+            if value.kind is Kind.TENSOR:
+                if given_ones_too:
+                    tensors.append(value)
+                    arguments.append((position, None))
+            elif value.kind is Kind.SEQUENCE:
+                held = _tensors_held(value)
+                if held:
+                    tensors.extend(held)
+                    in_sequence = True
+                    arguments.extend((position, item) for item in _tensor_items(args.positional_nodes[position],
+                                                                                value))
+        if tensors:
+            tensor = tensors[0] if len(tensors) == 1 else join_all(tensors) or tensors[0]
+            self.facts.tensor_to_numpy.append(TensorToNumpy(node, qualname, tensor, self.grad_enabled,
+                                                            tuple(arguments), in_sequence))
 
     def _model_source(self, where: str, args: Args, receiver: Value | None) -> Value | None:
         if where == "self":
@@ -242,16 +264,19 @@ class LibraryMixin:
             if not tensors:
                 return UNKNOWN
             return self._tensor_arithmetic(*tensors).but(dtype=None, loop_item=None, transfer=None)
-        pending_copy = None
+        pending_copy = device_test = None
         if "keeps-device" in model.flags and receiver is not None:
-            on_accelerator, pending_copy = receiver.on_accelerator, receiver.pending_copy
+            on_accelerator, pending_copy, device_test = (receiver.on_accelerator, receiver.pending_copy,
+                                                         receiver.device_test)
         elif "device-param" in model.params:
             where = model.params["device-param"]
             device = args.keywords.get("device") or (
                 None if where == "kw" or len(args.positional) <= int(where) else args.positional[int(where)])
             on_accelerator = device_on_accelerator(device)
+            device_test = device.device_test if device is not None and on_accelerator else None
         else:
             on_accelerator = either_all(v.on_accelerator for v in args.tensors()) if args.tensors() else None
+            device_test = device_test_of(args.tensors())
         if "cpu" in model.flags:
             on_accelerator = False
         if "accelerator" in model.flags:
@@ -260,7 +285,8 @@ class LibraryMixin:
         dtype = model.dtype if dtype_param is None else self._dtype_argument(
             args, None if dtype_param == "kw" else int(dtype_param))
         return Value(Kind.TENSOR, dtype=dtype, requires_grad=False if "no-grad" in model.flags else None,
-                     on_accelerator=on_accelerator, pending_copy=pending_copy)
+                     on_accelerator=on_accelerator, pending_copy=pending_copy,
+                     device_test=device_test if on_accelerator or pending_copy is not None else None)
 
     def _parameter(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                    receiver: Value | None) -> Value:
@@ -274,7 +300,9 @@ class LibraryMixin:
     def _device(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                 receiver: Value | None) -> Value:
         first = args.first
-        return Value(Kind.DEVICE, on_accelerator=device_on_accelerator(first) if first else None)
+        on_accelerator = device_on_accelerator(first) if first else None
+        return Value(Kind.DEVICE, on_accelerator=on_accelerator,
+                     device_test=first.device_test if first is not None and on_accelerator else None)
 
     def _sets_default_dtype(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                             receiver: Value | None) -> Value:
@@ -304,6 +332,21 @@ class LibraryMixin:
             result = result.but(items=(*result.items[:index], UNKNOWN, *result.items[index + 1:]))
         return result
 
+    def _model_partial(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
+                       receiver: Value | None) -> Value:
+        """``functools.partial(f, x, k=v)`` of a function of the file (or of a method taken from an object): a
+        callable that calls it with these arguments first. Of anything else: unknown."""
+        if not args.positional or any(key.startswith("*") for key in args.keywords):
+            return UNKNOWN
+        callee, given = args.positional[0].definition, tuple(args.positional[1:])
+        keywords = tuple(args.keywords.items())
+        if isinstance(callee, FunctionInfo):
+            return Value(Kind.FUNCTION, definition=BoundCall(callee, None, given, keywords))
+        if isinstance(callee, BoundCall):
+            return Value(Kind.FUNCTION, definition=BoundCall(
+                callee.function, callee.receiver, callee.positional + given, callee.keywords + keywords))
+        return UNKNOWN
+
     # -- modules
 
     def _nn_module(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
@@ -320,6 +363,25 @@ class LibraryMixin:
         dtype = self._dtype_argument(args, None) if "dtype" in args.keywords else None
         return Value(Kind.NN_MODULE, qualname=qualname, has_params=has_params, dtype=dtype,
                      on_accelerator=device_on_accelerator(device) if device is not None else False)
+
+
+def _tensors_held(sequence: Value) -> list[Value]:
+    """The tensors a list or tuple holds, as far as known: its items, or what iterating over it gives."""
+    if sequence.items is not None:
+        return [item for item in sequence.items if item.kind is Kind.TENSOR]
+    element = sequence.element
+    return [element] if element is not None and element.kind is Kind.TENSOR else []
+
+
+def _tensor_items(expression: cst.BaseExpression, sequence: Value) -> list[int | None]:
+    """The items of a list or tuple display that hold tensors (none when it is not a display written out item by
+    item, or when its items and the values known of them do not line up)."""
+    if not isinstance(expression, (cst.List, cst.Tuple)) or sequence.items is None:
+        return []
+    elements = expression.elements
+    if len(elements) != len(sequence.items) or any(isinstance(e, cst.StarredElement) for e in elements):
+        return []
+    return [index for index, item in enumerate(sequence.items) if item.kind is Kind.TENSOR]
 
 
 def _known_object(args: Args, position: str | None) -> Value | None:
@@ -414,4 +476,5 @@ _EFFECTS = {
     "parameters": "_model_parameters",
     "instance": "_instance",
     "wrapped": "_model_wrapped",
+    "partial": "_model_partial",
 }

@@ -44,15 +44,20 @@ KINDS = frozenset({
     # calls whose effect is more than a value: handled by named code in the analysis
     "to-numpy", "move", "move-module", "requires-grad", "retype", "module-output", "parameters",
     "grad-mode", "sets-default-dtype",
+    # ``functools.partial(f, ...)``: ``f`` called later with these arguments first
+    "partial",
 })
 #: attributes that take no value.
 FLAGS = frozenset({
     "float64-default", "reduces", "no-grad", "accelerator", "cpu", "created", "legacy", "promote", "no-params",
-    "params-of-args", "reads-tensor", "autograd", "decides-dtype", "from-bounds", "args-give-tuple", "off", "on",
+    "params-of-args", "autograd", "decides-dtype", "from-bounds", "args-give-tuple", "off", "on",
     "set", "inference", "clears-origins", "keeps-device", "floats", "widens-ints", "numpy-scalar", "in-place",
     "unknown-dtype",
     # ``Q.__array__``: the array NumPy gets without a copy is read-only (PIL hands out its pixels as ``bytes``)
     "read-only",
+    # NumPy converts every tensor it is given, or finds in a list or tuple it is given, with ``Tensor.__array__``
+    # (``.numpy()``); or it hands a tensor itself to the tensor's own method, and converts only those in a list
+    "converts-tensors", "dispatches-to-tensor",
 })
 #: attributes that take a value, and what the value may be.
 _ARGUMENT = r"(?:\d+|self)"

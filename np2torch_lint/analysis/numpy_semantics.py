@@ -129,24 +129,30 @@ def to_real_part(value: Value) -> Value:
     return value.but(kind=kind, dtype=_REAL_OF.get(value.dtype, value.dtype), items=None)
 
 
-def numpy_source_dtype(source: Value) -> str | None:
+def numpy_source_dtype(source: Value, depth: int = 0) -> str | None:
+    """The dtype torch gives data holding NumPy values: an array's, or the promotion of a list's NumPy items (lists
+    of lists a few levels deep, as ``rows.append(row)`` builds them; Python numbers among them are weak)."""
     if source.is_numpy:
         return source.dtype
-    if source.kind is Kind.SEQUENCE and source.items:
-        dtype: str | None = None
-        for item in source.items:
-            if item.is_numpy:
-                dtype = item.dtype if dtype is None else promote_numpy(dtype, item.dtype)
-            elif item.kind is not Kind.NUMBER:
-                return None
-        return dtype
-    return None
+    if source.kind is not Kind.SEQUENCE or depth > 3:
+        return None
+    parts = source.items if source.items else ((source.element,) if source.element is not None else ())
+    dtype: str | None = None
+    for item in parts:
+        if item.kind is Kind.NUMBER:
+            continue
+        found = numpy_source_dtype(item, depth + 1)
+        if found is None:
+            return None
+        dtype = found if dtype is None else promote_numpy(dtype, found)
+    return dtype
 
 
-def float64_by_default(source: Value) -> bool:
+def float64_by_default(source: Value, depth: int = 0) -> bool:
+    """Whether that float64 comes from NumPy's default (for a list: some NumPy item's does)."""
     if source.is_numpy:
         return source.float64_by_default
-    if source.kind is Kind.SEQUENCE and source.items:
-        numpy_items = [v for v in source.items if v.is_numpy]
-        return bool(numpy_items) and any(v.float64_by_default for v in numpy_items)
-    return False
+    if source.kind is not Kind.SEQUENCE or depth > 3:
+        return False
+    parts = source.items if source.items else ((source.element,) if source.element is not None else ())
+    return any(float64_by_default(item, depth + 1) for item in parts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .syntax import bool_literal_node, dotted_name
-from .values import LOCAL, UNKNOWN, Kind, Value, bool_literal, ref
+from .values import LOCAL, UNKNOWN, Kind, Value, bool_literal, join, join_all, ref, with_key
 
 
 class StatementsMixin:
@@ -53,6 +53,21 @@ class StatementsMixin:
     def _bind(self, target: cst.BaseExpression, value: Value, value_node: cst.CSTNode | None = None) -> None:
         if isinstance(target, cst.Name):
             self.scope.names[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)) and value.choices is not None:
+            # ``opdict, visdict = decode(...)`` of a tuple on one path: each name gets what each choice gives it
+            elements = target.elements
+            parts: list[list[Value]] = [[] for _ in elements]
+            # a choice of known length other than the names' raises ValueError there: that path goes no further
+            fitting = [choice for choice in value.choices if choice.items is None or choice.open_ended or len(
+                choice.items) == len(elements) or any(isinstance(e, cst.StarredElement) for e in elements)]
+            for choice in fitting or value.choices:
+                self._bind(target, choice)
+                for index, element in enumerate(elements):
+                    if isinstance(element.value, cst.Name):
+                        parts[index].append(self.scope.names.get(element.value.value, UNKNOWN))
+            for index, element in enumerate(elements):
+                if isinstance(element.value, cst.Name):
+                    self.scope.names[element.value.value] = join_all(parts[index]) or UNKNOWN
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
             items = value.items if value.items is not None and (
@@ -74,7 +89,14 @@ class StatementsMixin:
         elif isinstance(target, cst.Subscript):
             base = self.eval(target.value)
             self._walk_children(target)
-            if base.kind is Kind.SEQUENCE or base.kind is Kind.UNKNOWN:
+            if base.kind is Kind.MAPPING and isinstance(target.value, cst.Name):  # ``outputs["loss"] = loss``
+                index = target.slice[0].slice if len(target.slice) == 1 else None
+                key = self._simple_string(index.value) if isinstance(index, cst.Index) and isinstance(
+                    index.value, cst.SimpleString) else None
+                self.scope.names[target.value.value] = with_key(base, key.literal, value) if (
+                    key is not None and key.kind is Kind.STRING and key.literal is not None) else base.but(
+                    keys=None, items=None, element=value if base.element is None else join(base.element, value))
+            elif base.kind is Kind.SEQUENCE or base.kind is Kind.UNKNOWN:
                 self._note_collected(value, "item assignment")
                 holder = self._holder_of(target.value, base)
                 if holder is not None:

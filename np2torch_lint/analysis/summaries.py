@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .arguments import Args
-from .definitions import ClassInfo, FunctionInfo, parameter_names, parameter_names_of
-from .facts import Facts
+from .arguments import DOUBLE_STARRED, STARRED, Args
+from .definitions import BoundCall, ClassInfo, FunctionInfo, parameter_names, parameter_names_of, record_of
+from .facts import CallSite, Facts
 from .scope import Scope
 from .syntax import ends_abruptly
 from .torch_semantics import device_on_accelerator
@@ -28,15 +28,19 @@ class SummariesMixin:
     """Calls to what the file defines, and reading a body for what it returns."""
 
     def _run_body(self, info: FunctionInfo, scope: Scope, grad_enabled: bool | None, *, silently: bool,
-                  generic: bool = True) -> Value:
-        """Run a function's body in ``scope`` and return what it gives (facts recorded unless ``silently``);
-        ``generic``: its parameters are unknown (or as annotated or defaulted), not a call's arguments."""
+                  generic: bool = True, facts: Facts | None = None) -> Value:
+        """Run a function's body in ``scope`` and return what it gives (facts recorded unless ``silently``, or into
+        ``facts`` when given); ``generic``: its parameters are unknown (or as annotated or defaulted), not a call's
+        arguments."""
         saved = (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
-                 self.yields, self.function_node, self.function_info, self.generic_read)
+                 self.yields, self.function_node, self.function_info, self.generic_read, self.current_module)
         self.scope, self.grad_enabled, self.loops, self.copy_tests = scope, grad_enabled, [], 0
+        self.current_module = info.module
         self.function_node, syncs_before = info.node, self.syncs_seen
         self.function_info, self.generic_read = info, generic
-        if silently and not self.silent:
+        if facts is not None:
+            self.facts, self.silent = facts, True
+        elif silently and not self.silent:
             self.facts, self.silent = self._fresh_facts(), True
         self.returns, self.yields = [], []
         _mark_parameters(info, scope)
@@ -54,7 +58,7 @@ class SummariesMixin:
             return join_all(self.returns) or NONE
         finally:
             (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
-             self.yields, self.function_node, self.function_info, self.generic_read) = saved
+             self.yields, self.function_node, self.function_info, self.generic_read, self.current_module) = saved
             if self.syncs_seen > syncs_before:
                 self.synchronizing_functions.add(info)
 
@@ -81,8 +85,14 @@ class SummariesMixin:
     # -- calls
 
     def _call_function(self, info: FunctionInfo, args: Args, receiver: Value | None = None,
-                       node: cst.Call | None = None) -> Value:
-        result = self._function_result(info, args, receiver)
+                       node: cst.Call | None = None, called: str | None = None) -> Value:
+        """What calling ``info`` gives; what its body does with these arguments counts as done at ``node`` (the call
+        of ``called``: the function's name unless said otherwise)."""
+        if info.node is None:
+            info = self._readable(info, args, receiver) or info  # another module's, read with these arguments
+        result, found = self._function_result(info, args, receiver)
+        if found is not None and node is not None:
+            self._absorb_read(found, info.module, CallSite(node, called or info.name, self.current_module))
         if info.opaque or info in self.synchronizing_functions:
             self._synchronize()  # it waits for the device, or may: the caller's copies have landed (host_sync.py)
         move = result.moves_parameter if info.node is not None else info.moves_argument
@@ -117,10 +127,11 @@ class SummariesMixin:
             return result  # ``torch.stack`` may take objects of a class of the file
         return result.but(loop_item=loop.id, transfer=node, transfer_needs_stack=needs_stack)
 
-    def _function_result(self, info: FunctionInfo, args: Args, receiver: Value | None) -> Value:
+    def _function_result(self, info: FunctionInfo, args: Args, receiver: Value | None) -> tuple[Value, Facts | None]:
+        """What a call gives, and what reading the body with its arguments recorded (None: it was not read)."""
         if info.opaque or info.role == "setter":
             self.escaped_methods.add(info)  # what it does with its arguments is not read (containers.py)
-            return info.returns
+            return info.returns, None
         if info.node is None:  # a function of another module of the project: its summary, in this grad mode
             for tensor in args.tensors():  # what it does with a float64 tensor is not summarised: it may decide
                 self.facts.dtype_decided.update(tensor.float64_origins)
@@ -129,7 +140,7 @@ class SummariesMixin:
                 result = info.defaults_returns
             if self.grad_enabled is False and result.kind is Kind.TENSOR and result.requires_grad:
                 result = result.but(requires_grad=False)
-            return result
+            return result, None
         bound = self._bound_arguments(info, args, receiver)
         grad_enabled = self.grad_enabled if info.grad_enabled is None else info.grad_enabled
         key = (info, grad_enabled, tuple(bound.items()))
@@ -139,19 +150,23 @@ class SummariesMixin:
         if key in self.summaries_running or len(self.summaries_running) >= MAX_CALL_DEPTH or (
                 len(self.summaries) >= MAX_SUMMARIES):
             self.escaped_methods.add(info)
-            return info.returns  # recursion, or too deep or too many: what the annotation says, or unknown
+            return info.returns, None  # recursion, or too deep or too many: what the annotation says, or unknown
         self.summaries_running.add(key)
+        found = self._fresh_facts()
         try:
-            result = self._run_body(info, Scope(info.scope, bound), grad_enabled, silently=True, generic=False)
+            result = self._run_body(info, Scope(info.scope, bound), grad_enabled, silently=True, generic=False,
+                                    facts=found)
         finally:
             self.summaries_running.discard(key)
-        if result.kind is Kind.UNKNOWN or (result.kind is Kind.NONE and info.returns.kind is not Kind.UNKNOWN):
+        if (result.kind is Kind.UNKNOWN and result.choices is None) or (
+                result.kind is Kind.NONE and info.returns.kind is not Kind.UNKNOWN):
             result = info.returns  # a stub (``...``) or a body the analysis cannot follow: trust the annotation
-        self.summaries[key] = result
-        return result
+        self.summaries[key] = result, found
+        return result, found
 
     def _bound_arguments(self, info: FunctionInfo, args: Args, receiver: Value | None) -> dict[str, Value]:
         """Parameter name -> the argument's value (as the callee sees it), its default or its annotation."""
+        args = args.spread()
         bound = {name: info.defaults.get(name, UNKNOWN) for name in parameter_names(info)}
         node = info.node
         params = node.params
@@ -165,21 +180,42 @@ class SummariesMixin:
         starred = any(key.startswith("*") for key in args.keywords)
         for param, value in zip(positional, given):
             bound[param.name.value] = _as_argument(value, info.annotations.get(param.name.value))
-        if isinstance(params.star_arg, cst.Param) and len(given) > len(positional):
-            bound[params.star_arg.name.value] = sequence(tuple(given[len(positional):]))
+        if isinstance(params.star_arg, cst.Param) and (len(given) > len(positional) or STARRED not in args.keywords):
+            extra_positional = sequence(tuple(given[len(positional):]))
+            bound[params.star_arg.name.value] = extra_positional.but(open_ended=STARRED in args.keywords)
         keyword_names = {param.name.value for param in (*positional, *params.kwonly_params)}
         for name, value in args.keywords.items():
             if name in keyword_names:
                 bound[name] = _as_argument(value, info.annotations.get(name))
+        if isinstance(params.star_kwarg, cst.Param) and DOUBLE_STARRED not in args.keywords:
+            # ``**kwargs``: the keywords no parameter takes, by name (``super().__init__(*args, **kwargs)`` hands
+            # them on)
+            extra = {name: value for name, value in args.keywords.items()
+                     if name not in keyword_names and not name.startswith("*")}
+            bound[params.star_kwarg.name.value] = sequence(tuple(extra.values()), join_all(list(extra.values())),
+                                                           tuple(extra), Kind.MAPPING)
         if starred:  # ``f(*xs)``/``f(**kw)``: which parameter gets what is unknown
             for param in positional[len(given):]:
                 if param.name.value not in args.keywords:
                     bound[param.name.value] = UNKNOWN
         return bound
 
-    def _call_class(self, info: ClassInfo, args: Args) -> Value:
+    def _call_class(self, info: ClassInfo, args: Args, node: cst.Call | None = None) -> Value:
         self._class_attributes_known(info)
         instance = info.instance()
+        if info.record_fields is not None:  # a named tuple or a dataclass: its fields hold what it is given
+            values = record_of(info.record_fields, args, _class_defaults(info))
+            if info.record_is_tuple:
+                return sequence(values, join_all(list(values)), info.record_fields)
+            return instance.but(items=values, keys=info.record_fields)
+        init = info.method("__init__")
+        name = info.node.name.value if info.node is not None else (
+            init.origin[1][0] if init is not None and init.origin is not None else None)
+        if info.node is None and name is not None and node is not None and (args.positional or args.keywords):
+            info = info.specialized()  # another module's class: this object is what its construction makes it
+            instance = info.instance()
+        if init is not None and name is not None and node is not None and (args.positional or args.keywords):
+            self._call_function(init, args, instance, node, name)  # what ``__init__`` does with these arguments
         if instance.kind is Kind.INSTANCE and instance.qualname is not None:
             wrapped = self._wrapped_at_construction(info, instance, args)
             if wrapped is not None:
@@ -217,17 +253,23 @@ class SummariesMixin:
             lineage = obj.definition.lineage() if isinstance(obj.definition, ClassInfo) else []
             owner = next((each for each in lineage if any(
                 method.node is function for method in each.methods.values())), None)
-        if owner is None or obj.kind is not Kind.INSTANCE or obj.wrapped is None:
+        if owner is None and isinstance(self.function_info, FunctionInfo) and self.function_info.owner is not None:
+            owner = self.function_info.owner  # a method of another module's class, read from its tree
+        if owner is None or obj.kind not in (Kind.INSTANCE, Kind.NN_MODULE):
             return UNKNOWN
-        return obj.but(definition=owner.bases[0] if owner.bases else None)
+        if obj.wrapped is not None:  # a wrapper: past the class, then the library base's rows
+            return obj.but(definition=owner.bases[0] if owner.bases else None)
+        if owner.bases and isinstance(obj.definition, ClassInfo):
+            return obj.but(definition=owner.bases[0].super_view(obj.definition))  # ``super().__init__(...)``
+        return UNKNOWN
 
-    def _call_instance(self, instance: Value, info: ClassInfo, args: Args) -> Value:
+    def _call_instance(self, instance: Value, info: ClassInfo, args: Args, node: cst.Call | None = None) -> Value:
         """``model(x)``: ``forward`` (through ``nn.Module.__call__``) or the class's own ``__call__``."""
         if instance.kind is Kind.NN_MODULE:
             self._note_module_dtype(instance, args)
         method = info.method("__call__") or (info.method("forward") if instance.kind is Kind.NN_MODULE else None)
-        result = UNKNOWN if method is None else self._call_function(method, args, instance)
-        if result.kind is Kind.UNKNOWN and instance.kind is Kind.NN_MODULE:
+        result = UNKNOWN if method is None else self._call_function(method, args, instance, node)
+        if result.kind is Kind.UNKNOWN and result.choices is None and instance.kind is Kind.NN_MODULE:
             return self._module_output(instance, args)  # what any module gives: a tensor, maybe with grad
         return result
 
@@ -238,8 +280,10 @@ class SummariesMixin:
         if value is not None:
             if value.kind is Kind.SEQUENCE and owner.kind is not Kind.CLASS:
                 return self._container_view(info, attribute, value)
-            if owner.kind is Kind.NN_MODULE and value.kind is Kind.NN_MODULE and value.on_accelerator is False:
-                # a submodule moves with its module (``model.to(device)``), which may have been moved anywhere
+            if (owner.kind is Kind.NN_MODULE and value.kind in (Kind.NN_MODULE, Kind.TENSOR)
+                    and value.on_accelerator is False and owner.on_accelerator is not False):
+                # a submodule, parameter or buffer moves with its module (``model.to(device)``), which may have been
+                # moved anywhere
                 return value.but(on_accelerator=None)
             return value
         method = info.method(attribute)
@@ -247,14 +291,23 @@ class SummariesMixin:
             if method.role == "property" and owner.kind is not Kind.CLASS:
                 return self._call_function(method, Args([], {}, []), owner)
             self.escaped_methods.add(method)  # ``f = obj.put``: called where the analysis cannot tell
+            if owner.kind is not Kind.CLASS and method.role == "method":
+                if info.seen_from is not None:  # ``super().sample(n)``: the base's method, on the object itself
+                    owner = owner.but(definition=info.seen_from)
+                return Value(Kind.FUNCTION, definition=BoundCall(method, owner))  # called later with ``owner``
             return Value(Kind.FUNCTION, definition=method)
         return None
+
+
+def _class_defaults(info: ClassInfo) -> dict[str, Value]:
+    """A record's field defaults: what its class body assigns (``done: bool = False``)."""
+    return {name: value for name, value in info.class_names.items() if name in (info.record_fields or ())}
 
 
 def _as_argument(value: Value, annotated: Value | None) -> Value:
     """What the callee sees: the caller's value, without the caller's loop bookkeeping; an unknown argument is
     what the parameter's annotation says."""
-    if value.kind is Kind.UNKNOWN:
+    if value.kind is Kind.UNKNOWN and value.choices is None:
         return annotated or UNKNOWN
     if value.loop_item is not None or value.transfer is not None or value.parameter is not None or (
             value.moves_parameter is not None):

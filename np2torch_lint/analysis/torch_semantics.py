@@ -11,7 +11,7 @@ from .facts import NumpyToTensor, TensorToNumpy
 from .numpy_semantics import float64_by_default, numpy_source_dtype
 from .syntax import names_a_device, names_a_dtype
 from .models import Model
-from .values import OTHER, UNKNOWN, Kind, ParameterMove, Value, bool_literal
+from .values import OTHER, UNKNOWN, Kind, ParameterMove, Value, bool_literal, device_test_of
 
 
 class TorchMixin:
@@ -23,8 +23,10 @@ class TorchMixin:
         requires_grad = bool_literal(args.keywords["requires_grad"]) if "requires_grad" in args.keywords else False
         on_accelerator = device_on_accelerator(device) if device is not None else (
             like.on_accelerator if like is not None else False)
+        source = device if device is not None else like
         return Value(Kind.TENSOR, dtype=self._dtype_argument(args, None), requires_grad=requires_grad,
-                     on_accelerator=on_accelerator)
+                     on_accelerator=on_accelerator,
+                     device_test=source.device_test if source is not None and on_accelerator else None)
 
     def _numpy_to_tensor(self, node: cst.Call, qualname: str, model: Model, args: Args,
                          choices: dict[str, Model] | None = None) -> Value:
@@ -63,7 +65,7 @@ class TorchMixin:
         if (dtype is None and legacy_dtype is None and source_is_numpy
                 and result_dtype == "float64" and float64_by_default(source)
                 and not (qualname == "torch.from_numpy" and source.kind is not Kind.NDARRAY)):
-            self.facts.float64_conversions[node] = qualname
+            self.facts.note_float64(node, qualname)
             origins = frozenset({node})
         requires_grad = bool_literal(args.keywords["requires_grad"]) if "requires_grad" in args.keywords else False
         on_accelerator = device_on_accelerator(device) if device is not None else False
@@ -100,8 +102,9 @@ class TorchMixin:
         for value in (*args.positional, args.keywords.get("dtype")):
             if value is not None and self._dtype_of_value(value):
                 dtype = self._dtype_of_value(value)  # ``model.to(torch.float64)``
-        return module.but(dtype=dtype,
-                          on_accelerator=self._destination_on_accelerator(destination, args, module.on_accelerator))
+        on_accelerator = self._destination_on_accelerator(destination, args, module.on_accelerator)
+        return module.but(dtype=dtype, on_accelerator=on_accelerator,
+                          device_test=_moved_device_test(module, destination, args, on_accelerator))
 
     def _model_requires_grad(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                              receiver: Value | None) -> Value:
@@ -131,16 +134,18 @@ class TorchMixin:
                     dtype, decided = self._dtype_of_value(value), True
                 elif value.kind is Kind.TENSOR:
                     dtype, decided = value.dtype, True
-                elif value.kind is Kind.UNKNOWN and any(
+                elif value.kind in (Kind.UNKNOWN, Kind.OTHER) and any(
                         v is value and not names_a_device(n) for v, n in zip(args.positional, args.positional_nodes)):
-                    dtype, decided = None, True  # ``.to(x)``: x may be a dtype, unless it is named as a device
+                    # ``.to(x)``: x may be a dtype (``.to(other.dtype)``), unless it is named as a device
+                    dtype, decided = None, True
             if "dtype" in args.keywords:
                 decided = True
         if decided:
             self.facts.dtype_decided.update(tensor.float64_origins)
         on_accelerator = self._destination_on_accelerator(destination, args, tensor.on_accelerator)
         moved = tensor.but(dtype=dtype, on_accelerator=on_accelerator,
-                           float64_origins=frozenset() if decided else tensor.float64_origins)
+                           float64_origins=frozenset() if decided else tensor.float64_origins,
+                           device_test=_moved_device_test(tensor, destination, args, on_accelerator))
         loop = self._current_loop()
         per_item_device = loop is not None and any(value.loop_item == loop.id for value in args.all_values())
         # a ``torch.device`` of unknown type (``device: torch.device``, ``x.device``) may be an accelerator, as an
@@ -231,6 +236,20 @@ def _names_unknown_device(args: Args) -> bool:
     """``.to(device)`` where ``device`` is a ``torch.device`` whose type is unknown."""
     device = args.keywords.get("device") or args.first
     return device is not None and device.kind is Kind.DEVICE and device.on_accelerator is None
+
+
+def _moved_device_test(moved: Value, destination: str | None, args: Args, on_accelerator: bool | None) -> str | None:
+    """The test under which a tensor or module moved (``.to(device)``, ``.cuda()``, ``.cpu()``) is on an
+    accelerator, when only a device chosen under one took it there (``device = "cuda" if use_cuda else "cpu"``)."""
+    if not on_accelerator:
+        return None
+    if destination == "accelerator":
+        return moved.device_test if moved.on_accelerator else None  # ``.cuda()`` moves it whatever the test
+    devices = [value for value in args.all_values() if value.device_test is not None]
+    if not devices:
+        return moved.device_test if moved.on_accelerator else None
+    return device_test_of([moved, *devices]) if moved.on_accelerator else (
+        devices[0].device_test if all(d.device_test == devices[0].device_test for d in devices) else None)
 
 
 def device_on_accelerator(value: Value | None) -> bool | None:

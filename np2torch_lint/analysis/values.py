@@ -32,6 +32,7 @@ class Kind(enum.Enum):
     DATALOADER = "DataLoader"
     INSTANCE = "instance"  # an object of a modelled library class: ``qualname`` is the class (models.py)
     SEQUENCE = "sequence"  # a list, tuple, generator or other iterable: ``element`` is what iterating gives
+    MAPPING = "mapping"  # a dict: ``keys`` and ``items`` when its keys are string literals; ``element`` its values
     OTHER = "other"  # known not to be an array or tensor
 
 
@@ -69,6 +70,9 @@ class Value:
     items: tuple[Value, ...] | None = None
     #: ``items`` are only the first items: the length is unknown (``gym``'s ``env.step()``).
     open_ended: bool = False
+    #: the names of ``items``: a dict's string keys (MAPPING), or a named tuple's or a dataclass object's fields
+    #: (``batch.state``, ``batch["state"]``)
+    keys: tuple[str, ...] | None = None
     #: the conversion calls that made this tensor a float64 from a NumPy default, with no dtype decision since.
     float64_origins: frozenset[cst.Call] = frozenset()
     #: the loop (its id) whose item this value is, or is made from.
@@ -88,6 +92,10 @@ class Value:
     read_only: bool | None = None
     #: for a host tensor: the ``non_blocking=True`` device-to-host copy that made it, until a sync (NPT007).
     pending_copy: cst.Call | None = None
+    #: what the value has of an accelerator (being on one, a device naming one, a pending copy from one) holds only
+    #: where this test is true: ``if torch.cuda.is_available(): x = x.cuda()`` (``control_flow.device_test``);
+    #: where the same test is false, it has none of it
+    device_test: str | None = None
     #: what the file says of a function, class or object of its own (``definitions.FunctionInfo``/``ClassInfo``).
     definition: object | None = None
     #: for a wrapper (a ``gym.Wrapper``, or an object of a class of the file derived from one): the object it was
@@ -100,6 +108,11 @@ class Value:
     #: ``env.reset()`` is the observation, gym >= 0.26's is ``(observation, info)``: ``s, _ = env.reset()``
     #: says which; ``models.py``: ``or-item=N``).
     unpacked: tuple[Value, ...] | None = None
+    #: for a value two paths made differently (an object of one class or of another, ``(opdict, visdict)`` or
+    #: ``opdict``): what each path made. Its kind stays UNKNOWN, so that nothing reads it as either; attribute
+    #: lookups, subscripts, method calls and unpacking read each choice and join what they give
+    #: (``expressions``, ``calls``, ``statements``).
+    choices: tuple[Value, ...] | None = None
 
     def but(self, **changes: object) -> Value:
         """A copy with ``changes`` made (``dataclasses.replace``, only faster: see ``_copy_with_changes``)."""
@@ -159,12 +172,14 @@ def member(owner: Value, name: str) -> Value:
 MAX_REMEMBERED = 64
 
 
-def sequence(items: tuple[Value, ...], element: Value | None = None) -> Value:
-    """A list or tuple of these items (``element``: what iterating gives), as much of it as fits the bound."""
+def sequence(items: tuple[Value, ...], element: Value | None = None, keys: tuple[str, ...] | None = None,
+             kind: Kind = Kind.SEQUENCE) -> Value:
+    """A list or tuple of these items (``element``: what iterating gives; ``keys``: their names, for a named tuple,
+    or a dict of ``kind`` MAPPING), as much of it as fits the bound."""
     if _remembers_more_than(MAX_REMEMBERED, items):
         fits = element is not None and not _remembers_more_than(MAX_REMEMBERED, (element,))
-        return Value(Kind.SEQUENCE, element=element if fits else None)
-    return Value(Kind.SEQUENCE, items=items, element=element)
+        return Value(kind, element=element if fits else None)
+    return Value(kind, items=items, element=element, keys=keys)
 
 
 def _remembers_more_than(bound: int, values: tuple[Value, ...]) -> bool:
@@ -197,6 +212,8 @@ def join(a: Value, b: Value) -> Value:
         return b
     if b.kind is Kind.NONE:
         return a
+    if a.choices is not None or b.choices is not None or _made_differently(a, b):
+        return _one_of(a, b)
     if a.kind is not b.kind:
         if Kind.UNKNOWN in (a.kind, b.kind) and Kind.TENSOR in (a.kind, b.kind):
             return _maybe_tensor(a if a.kind is Kind.TENSOR else b)
@@ -209,6 +226,8 @@ def join(a: Value, b: Value) -> Value:
         return UNKNOWN
     element = a.element if b.element is None else b.element if a.element is None else _join_elements(
         a.element, b.element)
+    if a.kind is Kind.MAPPING and a.keys != b.keys and None not in (a.keys, b.keys, a.items, b.items):
+        return _joined_dicts(a, b, element)
     return Value(
         a.kind,
         qualname=a.qualname if a.qualname == b.qualname else None,
@@ -219,8 +238,9 @@ def join(a: Value, b: Value) -> Value:
         on_accelerator=either(a.on_accelerator, b.on_accelerator),
         has_params=either(a.has_params, b.has_params),
         element=element,
-        items=_joined_items(a, b),
+        items=_joined_items(a, b) if a.keys == b.keys else None,
         open_ended=a.open_ended if a.open_ended == b.open_ended else False,
+        keys=a.keys if a.keys == b.keys else None,
         float64_origins=a.float64_origins | b.float64_origins,
         loop_item=a.loop_item if a.loop_item == b.loop_item else None,
         transfer=a.transfer if a.transfer is b.transfer else None,
@@ -231,10 +251,108 @@ def join(a: Value, b: Value) -> Value:
         read_only=either(a.read_only, b.read_only),
         # pending if pending on any path
         pending_copy=a.pending_copy if a.pending_copy is not None else b.pending_copy,
+        device_test=_joined_device_test(a, b),
         definition=a.definition if a.definition is b.definition else None,
         wrapped=None if a.wrapped is None or b.wrapped is None else join(a.wrapped, b.wrapped),
         holder=a.holder if a.holder == b.holder else None,
     )
+
+
+def keyed(value: Value, key: str) -> Value | None:
+    """The item named ``key`` of a dict or record (``outputs["loss"]``, ``batch.state``), when known."""
+    if value.keys is None or value.items is None or key not in value.keys:
+        return None
+    return value.items[value.keys.index(key)]
+
+
+def with_key(value: Value, key: str, item: Value) -> Value:
+    """A dict after ``d[key] = item``: that key holds ``item`` now. A dict of unknown keys (``decompose(code)``)
+    becomes one whose other keys are unknown (open-ended): ``d[key]`` is then ``item``, any other key any value."""
+    element = item if value.element is None else join(value.element, item)
+    if value.keys is None or value.items is None:
+        if value.kind is not Kind.MAPPING or value.keys is not None:
+            return value.but(element=element)
+        return sequence((item,), element, (key,), value.kind).but(open_ended=True)
+    if key in value.keys:
+        items = list(value.items)
+        items[value.keys.index(key)] = item
+        element = join_all(items) if not value.open_ended else element
+        return sequence(tuple(items), element, value.keys, value.kind).but(open_ended=value.open_ended)
+    return sequence((*value.items, item), element, (*value.keys, key), value.kind).but(open_ended=value.open_ended)
+
+
+def has_a_device_fact(value: Value) -> bool:
+    """Whether a value has something of an accelerator that a device test may decide (``Value.device_test``)."""
+    return value.on_accelerator is True or value.pending_copy is not None
+
+
+def _joined_device_test(a: Value, b: Value) -> str | None:
+    """Two paths hold what they have of an accelerator only where one test is true: so does the join; a path with
+    nothing of one (on the host, or not known to be on one) adds no condition."""
+    if a.device_test == b.device_test:
+        return a.device_test
+    if a.device_test is None and not has_a_device_fact(a):
+        return b.device_test
+    if b.device_test is None and not has_a_device_fact(b):
+        return a.device_test
+    return None
+
+
+def device_test_of(values: Iterable[Value]) -> str | None:
+    """The test under which what any of ``values`` has of an accelerator holds, when they all agree (a result made
+    from them has it only then): None when one holds without a test, or two hold under different tests."""
+    found = None
+    for value in values:
+        if has_a_device_fact(value):
+            if value.device_test is None or (found is not None and found != value.device_test):
+                return None
+            found = value.device_test
+    return found
+
+
+#: kinds of values whose members the analysis reads: two paths that made such values differently keep both
+_STRUCTURED = frozenset({Kind.INSTANCE, Kind.NN_MODULE, Kind.SEQUENCE, Kind.MAPPING})
+
+
+def _made_differently(a: Value, b: Value) -> bool:
+    """Objects of two classes (or two objects a construction specialised), or a structured value and another
+    known one: ``_one_of`` keeps both."""
+    if a.kind is Kind.UNKNOWN or b.kind is Kind.UNKNOWN:
+        return False
+    if a.kind is not b.kind:
+        return a.kind in _STRUCTURED or b.kind in _STRUCTURED
+    return a.kind in (Kind.INSTANCE, Kind.NN_MODULE) and a.definition is not None and b.definition is not None and (
+        a.definition is not b.definition)
+
+
+def _one_of(a: Value, b: Value) -> Value:
+    """The value two paths made differently: each of them (``Value.choices``), unknown where there are too many or
+    one is unknown."""
+    choices: list[Value] = []
+    for value in (*(a.choices or (a,)), *(b.choices or (b,))):
+        if value.kind is Kind.UNKNOWN and value.choices is None:
+            return UNKNOWN
+        if not any(value is known or value == known for known in choices):
+            choices.append(value)
+    if len(choices) > _MAX_CHOICES:
+        return UNKNOWN
+    return Value(Kind.UNKNOWN, choices=tuple(choices))
+
+
+def _joined_dicts(a: Value, b: Value, element: Value | None) -> Value:
+    """Two dicts of different keys (a key set on one path only): each key holds what it holds where it is set (a
+    closed dict without it raises KeyError), joined with the other dict's values where that one is open-ended."""
+    keys = tuple(dict.fromkeys((*a.keys, *b.keys)))
+
+    def held(value: Value, key: str) -> Value | None:
+        found = keyed(value, key)
+        return found if found is not None else value.element if value.open_ended else None
+
+    items = []
+    for key in keys:
+        found = [item for item in (held(a, key), held(b, key)) if item is not None]
+        items.append(join(*found) if len(found) == 2 else found[0] if found else UNKNOWN)
+    return sequence(tuple(items), element, keys, Kind.MAPPING).but(open_ended=a.open_ended or b.open_ended)
 
 
 def _join_elements(a: Value, b: Value) -> Value:
@@ -262,7 +380,8 @@ def _maybe_tensor(tensor: Value) -> Value:
     """An unknown value on one path and a tensor on the other (``if cuda: batch = batch.cuda()``): where the
     program uses it as a tensor, what may be true of the tensor path may be true; nothing else is known."""
     return Value(Kind.TENSOR, requires_grad=True if tensor.requires_grad else None,
-                 on_accelerator=True if tensor.on_accelerator else None)
+                 on_accelerator=True if tensor.on_accelerator else None,
+                 device_test=tensor.device_test if tensor.on_accelerator else None)
 
 
 def join_all(values: list[Value]) -> Value | None:

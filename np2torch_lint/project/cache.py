@@ -53,7 +53,9 @@ ENTRY = Record(
     {"check": str, "format": Exactly(FORMAT), "path": str, "content": str},
     optional={
         "result": Record({"diagnostics": ListOf(_FINDING), "error": Optional(str), "dependencies": MapOf(str, str),
-                          "facts": str, "has_edits": bool}),
+                          "facts": str, "has_edits": bool},
+                         # findings in other modules' code through this file's calls, by module (``jobs.incoming``)
+                         optional={"contributions": MapOf(str, ListOf(_FINDING))}),
         # the summary's own shape is the analysis's (``analysis.exported``): it is checked against its digest
         "summary": dict, "summary_digest": str, "summary_dependencies": MapOf(str, str),
         "changes_default_dtype": bool,

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from ..analysis.models import Models
     from ..analysis.values import Value
 
+#: the prefix of a result's dependency on another module's text (its function bodies were read), not its summary
+TEXT_DEPENDENCY = "text:"
+
 #: files whose text calls a setter of torch's default dtype (a definition of one is not a call); confirmed by
 #: analysing them
 _SETS_DEFAULT = re.compile(r"(?<!def )\bset_default_(?:dtype|tensor_type)\s*\(")
@@ -38,14 +41,52 @@ _SETS_DEFAULT = re.compile(r"(?<!def )\bset_default_(?:dtype|tensor_type)\s*\(")
 
 @dataclass(frozen=True)
 class ProjectFacts:
-    """What holds for the whole program."""
+    """What holds for the programs of the project."""
 
     #: modules (paths relative to the root) that change torch's default dtype or default tensor type
     default_dtype_changed_in: tuple[str, ...] = ()
+    #: module (relative path) -> those of them that can run in the same program: a module that imports it
+    #: (directly or not) imports both. A default set in one module holds for the code that runs after it there,
+    #: which is the modules it imports and those that import it, not an entry script that never imports it.
+    default_dtype_reaches: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def changes_default_dtype(self) -> bool:
         return bool(self.default_dtype_changed_in)
+
+    def default_dtype_changed_for(self, module: str) -> tuple[str, ...]:
+        """The modules that change torch's default dtype in a program that runs ``module`` (a relative path)."""
+        return dict(self.default_dtype_reaches).get(module, ())
+
+
+@dataclass
+class ForeignModule:
+    """Another module of the project as a caller reads its functions' bodies with the caller's arguments: its
+    tree, its text's digest, its top-level names as its summary says, and its definitions by name."""
+
+    path: Path
+    content: str
+    text: str
+    tree: libcst.Module
+    names: dict[str, Value]
+    #: ``("load",)`` -> its ``def``; ``("Buffer", "sample")`` -> a method's (top-level definitions only)
+    definitions: dict[tuple[str, ...], libcst.FunctionDef]
+
+
+def definitions_of(tree: libcst.Module) -> dict[tuple[str, ...], libcst.FunctionDef]:
+    """The functions and methods a module defines at its top level, by name (the last of one name wins, as the
+    module's summary has it)."""
+    import libcst as cst
+
+    found: dict[tuple[str, ...], cst.FunctionDef] = {}
+    for statement in tree.body:
+        if isinstance(statement, cst.FunctionDef):
+            found[(statement.name.value,)] = statement
+        elif isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+            for member in statement.body.body:
+                if isinstance(member, cst.FunctionDef):
+                    found[(statement.name.value, member.name.value)] = member
+    return found
 
 
 @dataclass
@@ -62,7 +103,7 @@ class ModuleSummary:
         if self._names is None:
             from ..analysis.exported import decode_names
 
-            self._names = decode_names(self.data)
+            self._names = decode_names(self.data, self.path)
         return self._names
 
 
@@ -91,6 +132,11 @@ class Project:
     _trees: dict[Path, tuple[str, libcst.Module]] = field(default_factory=dict)
     #: the analyses of those trees, when their turn will see what they saw (``_analysed``)
     _analyses: dict[Path, tuple[libcst.Module, Facts, ModuleLink]] = field(default_factory=dict)
+    #: modules whose functions a caller read with its arguments, and the trees of linted modules kept for that
+    _foreign: dict[Path, ForeignModule | None] = field(default_factory=dict)
+    _reversed: dict[Path, list[Path]] | None = None
+    _files: list[Path] | None = None
+    _linted_trees: dict[Path, tuple[str, libcst.Module]] = field(default_factory=dict)
 
     @classmethod
     def at(cls, root: Path, src: Iterable[str] = (".", "src"), models: Models | None = None,
@@ -107,6 +153,10 @@ class Project:
         if found is None:
             found = self._resolved[path] = Path(path).resolve()
         return found
+
+    def relative(self, path: str | Path) -> str:
+        """A file's path relative to the project's folder, as the project facts name modules."""
+        return _relative(self.resolved(path), self.root)
 
     def contains(self, path: str | Path) -> bool:
         """Whether a file lies in the project's folder (files elsewhere are linted on their own)."""
@@ -229,10 +279,18 @@ class Project:
             self.cache.update(path, content, path not in self.linting, **fields)
 
     def dependencies_unchanged(self, dependencies: object) -> bool:
-        """Whether every module a result used still has the summary it had (by digest)."""
+        """Whether every module a result used still has the summary it had (by digest), and every module whose
+        function bodies it read still has the text it had."""
         if not isinstance(dependencies, dict):
             return False
         for path, expected in dependencies.items():
+            if not isinstance(path, str):
+                return False
+            if path.startswith(TEXT_DEPENDENCY):
+                read = self.text_of(Path(path[len(TEXT_DEPENDENCY):]))
+                if (read[1] if read is not None else None) != expected:
+                    return False
+                continue
             current = self.summary_of(Path(path))
             if (current.digest if current is not None else None) != expected:
                 return False
@@ -299,6 +357,29 @@ class Project:
             self._trees[path] = (text, tree)
         return tree
 
+    def foreign_module(self, path: Path) -> ForeignModule | None:
+        """A module of the project whose functions a caller reads (None: it cannot be read, parsed or summarised).
+        Its tree is the one it was linted from in this run when there is one, else it is parsed now (once)."""
+        if path in self._foreign:
+            return self._foreign[path]
+        found = None
+        read = self.text_of(path)
+        summary = self.summary_of(path) if read is not None else None
+        if read is not None and summary is not None:
+            kept = self._linted_trees.get(path)
+            try:
+                tree = kept[1] if kept is not None and kept[0] == read[0] else self._parsed(path, read[0])
+            except SourceError:
+                tree = None
+            if tree is not None:
+                found = ForeignModule(path, read[1], read[0], tree, summary.names, definitions_of(tree))
+        self._foreign[path] = found
+        return found
+
+    def keep_linted_tree(self, path: str | Path, text: str, tree: libcst.Module) -> None:
+        """A linted module's tree, for the callers linted after it that read its functions' bodies."""
+        self._linted_trees[self.resolved(path)] = (text, tree)
+
     def parsed_before_its_turn(self, path: str | Path, text: str) -> libcst.Module | None:
         """The tree of a file being linted when it was parsed already (for an importer or the project facts), from
         this same text."""
@@ -315,18 +396,35 @@ class Project:
     # -- what holds for the whole program
 
     def facts(self) -> ProjectFacts:
-        """Whether any module of the project changes the default dtype or tensor type: every file of the project
-        (as linting finds them, excludes applied) scanned for the call, and confirmed by analysing it."""
+        """Which modules of the project change the default dtype or tensor type (every file of the project, as
+        linting finds them, excludes applied, scanned for the call and confirmed by analysing it), and which
+        modules can run in a program with each."""
         if self._facts is None:
+            files = self._all_files()
             changed = []
-            for path in sorted(self._all_files()):
+            for path in files:
                 if path.suffix == ".pyi":
                     continue  # a stub never runs
                 read = self.text_of(path)
                 if read is not None and _calls_a_default_setter(read[0]) and self._changes_default_dtype(path, read):
-                    changed.append(_relative(path, self.root))
-            self._facts = ProjectFacts(tuple(changed))
+                    changed.append(path)
+            reaches = self._programs_with(changed) if changed else {}
+            self._facts = ProjectFacts(
+                tuple(_relative(path, self.root) for path in changed),
+                tuple(sorted((_relative(path, self.root), tuple(_relative(s, self.root) for s in setters))
+                             for path, setters in reaches.items())))
         return self._facts
+
+    def _programs_with(self, setters: list[Path]) -> dict[Path, list[Path]]:
+        """Module -> the setters among ``setters`` that can run in one program with it: some module of the
+        project imports both, directly or not (a module counts as importing itself)."""
+        importers = self._importers()
+        reaches: dict[Path, list[Path]] = {}
+        for setter in setters:
+            programs = _reachable(setter, importers)  # the modules whose imports reach the setter
+            for module in _reachable_from(programs, self._graph):
+                reaches.setdefault(module, []).append(setter)
+        return reaches
 
     def _changes_default_dtype(self, path: Path, read: tuple[str, str]) -> bool:
         if self.cache is not None:
@@ -340,12 +438,33 @@ class Project:
         self._cache(path, read[1], changes_default_dtype=changes)
         return changes
 
-    def _all_files(self) -> list[Path]:
-        from ..files import iter_python_files
+    def importers_of(self, paths: list[Path]) -> list[Path]:
+        """The project's modules that import one of ``paths``, directly or not (excluded files aside), in path
+        order, ``paths`` themselves aside: their calls may pass its functions what the analysis knows."""
+        return sorted(_reachable_from(set(paths), self._importers()) - set(paths))
 
-        roots = [str(root) for root in self.files.src_roots if root.is_relative_to(self.root)] or [str(self.root)]
-        return [self.resolved(item) for item in iter_python_files(roots, self.exclude, self.root)
-                if isinstance(item, str) and item.endswith((".py", ".pyi"))]
+    def _importers(self) -> dict[Path, list[Path]]:
+        """Module -> the project's modules that import it (the import graph of every file, reversed), once per
+        run."""
+        if self._reversed is None:
+            for path in self._all_files():
+                self._explore(path)
+            self._reversed = {}
+            for path, targets in self._graph.items():
+                for target in targets:
+                    self._reversed.setdefault(target, []).append(path)
+        return self._reversed
+
+    def _all_files(self) -> list[Path]:
+        """The project's files as linting finds them (excludes applied), in path order; found once per run."""
+        if self._files is None:
+            from ..files import iter_python_files
+
+            roots = [str(root) for root in self.files.src_roots if root.is_relative_to(self.root)] or [
+                str(self.root)]
+            self._files = sorted(self.resolved(item) for item in iter_python_files(roots, self.exclude, self.root)
+                                 if isinstance(item, str) and item.endswith((".py", ".pyi")))
+        return self._files
 
 
 @dataclass
@@ -364,6 +483,16 @@ class ModuleLink:
 
     def absolute(self, level: int, module: str | None) -> str | None:
         return absolute_module(self.module, self.is_package, level, module)
+
+    def foreign_module(self, path: object) -> ForeignModule | None:
+        """Another module whose function bodies this one reads with its own arguments: its result depends on that
+        module's text from now on (noted as a dependency)."""
+        if not isinstance(path, Path) or path == self.path:
+            return None
+        found = self.project.foreign_module(path)
+        if found is not None:
+            self.dependencies[TEXT_DEPENDENCY + str(path)] = found.content
+        return found
 
     def lookup(self, qualname: str) -> Value | None:
         if qualname not in self._lookups:
@@ -425,6 +554,22 @@ def _member_of(value: Value, name: str) -> Value | None:
     if method is not None:
         return Value(Kind.FUNCTION, definition=method)
     return info.attribute(name)
+
+
+def _reachable(start: Path, edges: dict[Path, list[Path]]) -> set[Path]:
+    return _reachable_from({start}, edges)
+
+
+def _reachable_from(starts: set[Path], edges: dict[Path, list[Path]]) -> set[Path]:
+    """``starts`` and every module an edge leads to from them, directly or not."""
+    seen = set(starts)
+    pending = list(starts)
+    while pending:
+        for target in edges.get(pending.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                pending.append(target)
+    return seen
 
 
 def _calls_a_default_setter(text: str) -> bool:

@@ -16,6 +16,7 @@ from typing import Iterator
 
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(.*)|import[ \t]+(.*))$", re.MULTILINE)
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
+_COMMENT = re.compile(r"#[^\n]*")
 
 
 @dataclass
@@ -138,6 +139,7 @@ def imported_modules(text: str, module: str | None, is_package: bool) -> list[st
     for match in _IMPORT.finditer(text):
         dots, source, names, plain = match.groups()
         if plain is not None:
+            plain = plain.split("#", 1)[0]  # ``import replay  # noqa: E402``
             found.extend(part.split(" as ")[0].strip() for part in plain.split(",") if _NAME.match(part.strip()))
             continue
         base = absolute_module(module, is_package, len(dots), source or None) if dots else source
@@ -147,6 +149,7 @@ def imported_modules(text: str, module: str | None, is_package: bool) -> list[st
         if names.strip().startswith("("):
             end = text.find(")", match.end(3) - len(names))
             names = text[match.start(3):end if end != -1 else match.end(3)]
+        names = _COMMENT.sub("", names)  # ``from .data import load  # comment``, and comments inside ( ... )
         for part in names.replace("(", " ").replace(")", " ").replace("\\", " ").split(","):
             word = part.split(" as ")[0].strip()
             if word.isidentifier():

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, TextIO
 
 from . import ci, json_formats, sarif, statistics, text
-from .model import Report, Reported, ReportOptions, plural, wants_color
+from .model import Report, Reported, ReportOptions, Unparsed, plural, wants_color
 
 Writer = Callable[[Report, TextIO, ReportOptions], None]
 
@@ -37,4 +37,5 @@ FORMATS: dict[str, Format] = {
 }
 ALIASES = {"text": "concise"}  # the name before there were two text formats
 
-__all__ = ["ALIASES", "FORMATS", "Format", "Report", "ReportOptions", "Reported", "plural", "wants_color"]
+__all__ = ["ALIASES", "FORMATS", "Format", "Report", "ReportOptions", "Reported", "Unparsed", "plural",
+           "wants_color"]

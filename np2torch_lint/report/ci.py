@@ -1,5 +1,6 @@
 """The formats for CI services: ``github`` (workflow commands that annotate the pull request) and ``gitlab``
-(a Code Quality report)."""
+(a Code Quality report). A file that could not be parsed is one more annotation or issue, named ``syntax-error``
+(ruff's name for its own)."""
 
 from __future__ import annotations
 
@@ -22,14 +23,20 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+UNPARSED_CHECK = "syntax-error"
+
+
 def write_github(report: Report, stream: TextIO, options: ReportOptions) -> None:
     """``::error file=...,line=...,col=...,endLine=...,endColumn=...,title=NPT001::message``, one per finding."""
-    for item in report.findings:
-        d = item.diagnostic
-        properties = {"file": relative_posix_path(d.filename), "line": d.line, "col": d.column,
-                      "endLine": d.end_line, "endColumn": d.end_column, "title": d.code}
+    annotations = [(d.filename, d.line, d.column, d.end_line, d.end_column, d.code, d.message)
+                   for d in (item.diagnostic for item in report.findings)]
+    annotations += [(each.filename, *each.position, *each.position, UNPARSED_CHECK, each.message)
+                    for each in report.unparsed]
+    for filename, line, column, end_line, end_column, title, message in annotations:
+        properties = {"file": relative_posix_path(filename), "line": line, "col": column,
+                      "endLine": end_line, "endColumn": end_column, "title": title}
         joined = ",".join(f"{key}={_escape_property(str(value))}" for key, value in properties.items())
-        stream.write(f"::error {joined}::{_escape_data(d.message)}\n")
+        stream.write(f"::error {joined}::{_escape_data(message)}\n")
 
 
 def write_gitlab(report: Report, stream: TextIO, options: ReportOptions) -> None:
@@ -51,6 +58,16 @@ def write_gitlab(report: Report, stream: TextIO, options: ReportOptions) -> None
             "fingerprint": fingerprint,
             "severity": "major",
             "location": {"path": path, "lines": {"begin": d.line, "end": d.end_line}},
+        })
+    for each in report.unparsed:
+        path = relative_posix_path(each.filename)
+        line = each.position[0]
+        issues.append({
+            "description": each.message,
+            "check_name": UNPARSED_CHECK,
+            "fingerprint": hashlib.sha256("\0".join([path, UNPARSED_CHECK]).encode()).hexdigest(),
+            "severity": "major",
+            "location": {"path": path, "lines": {"begin": line, "end": line}},
         })
     json.dump(issues, stream, indent=2)
     stream.write("\n")

@@ -4,7 +4,8 @@ Each finding: ``code``, ``message``, ``filename``, ``cell`` (a notebook's 1-base
 then counted within the cell), ``line``, ``column``, ``end_line``, ``end_column`` (1-based, end exclusive) and
 ``fix``: ``null`` or ``{applicability, message, edits}``, where each edit is ruff's ``{content, location: {row,
 column}, end_location: {row, column}}`` in the file as it is (none yet for notebooks). The runtime audit's
-findings add ``properties``, their counts.
+findings add ``properties``, their counts. A file that could not be parsed is one more object, after the findings,
+with ``code`` ``null`` and ``message`` ``could not parse: ...``, as ruff shows a syntax error.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
-from .model import Report, ReportOptions, Reported
+from .model import Report, ReportOptions, Reported, Unparsed
 
 
 def finding_dict(item: Reported) -> dict[str, object]:
@@ -37,11 +38,21 @@ def finding_dict(item: Reported) -> dict[str, object]:
     return result
 
 
+def unparsed_dict(unparsed: Unparsed) -> dict[str, object]:
+    line, column = unparsed.position
+    return {"code": None, "message": unparsed.message, "filename": unparsed.filename, "cell": None, "line": line,
+            "column": column, "end_line": line, "end_column": column, "fix": None}
+
+
+def _dicts(report: Report) -> list[dict[str, object]]:
+    return [*map(finding_dict, report.findings), *map(unparsed_dict, report.unparsed)]
+
+
 def write_json(report: Report, stream: TextIO, options: ReportOptions) -> None:
-    json.dump([finding_dict(item) for item in report.findings], stream, indent=2)
+    json.dump(_dicts(report), stream, indent=2)
     stream.write("\n")
 
 
 def write_json_lines(report: Report, stream: TextIO, options: ReportOptions) -> None:
-    for item in report.findings:
-        stream.write(json.dumps(finding_dict(item)) + "\n")
+    for item in _dicts(report):
+        stream.write(json.dumps(item) + "\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Mapping, TextIO
 
@@ -22,11 +23,34 @@ class Reported:
     properties: Mapping[str, object] | None = field(default=None, compare=False)
 
 
+_WHERE = re.compile(r" at (\d+):(\d+)$")  # how a reason for not parsing ends when it knows the place
+
+
+@dataclass(frozen=True, slots=True)
+class Unparsed:
+    """A file that could not be parsed (or decoded): the formats for programs show it as a finding without a
+    code, as ruff shows a syntax error; the others leave it to its line on stderr."""
+
+    filename: str
+    reason: str  # as on stderr: "invalid syntax at 2:12"
+
+    @property
+    def message(self) -> str:
+        return f"could not parse: {self.reason}"
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """Where the reason says it is (1-based line and column), else the start of the file."""
+        where = _WHERE.search(self.reason)
+        return (int(where.group(1)), max(int(where.group(2)), 1)) if where else (1, 1)
+
+
 @dataclass
 class Report:
     findings: list[Reported] = field(default_factory=list)
     #: each reported file's text (the text the positions point into), for the formats that quote it
     sources: dict[str, str] = field(default_factory=dict)
+    unparsed: list[Unparsed] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

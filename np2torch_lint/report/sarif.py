@@ -3,7 +3,8 @@
 with its region and, where it has one, its fix as replacements.
 
 Columns count code points (``columnKind``), as the other formats' do; paths inside the current folder are given
-relative to it (``%SRCROOT%``), others as absolute file URIs.
+relative to it (``%SRCROOT%``), others as absolute file URIs. A file that could not be parsed is a result without
+a rule (as ruff gives its syntax errors), at the place the reason names.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
 from ..rules import RULES_BY_CODE
-from .model import Report, ReportOptions, Reported, relative_posix_path
+from .model import Report, ReportOptions, Reported, Unparsed, relative_posix_path
 
 if TYPE_CHECKING:
     from ..rule_pages import RuleInfo
@@ -37,7 +38,7 @@ def write_sarif(report: Report, stream: TextIO, options: ReportOptions) -> None:
         "tool": {"driver": driver},
         "columnKind": "unicodeCodePoints",
         "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path.cwd().as_uri() + "/"}},
-        "results": [_result(item, index) for item in report.findings],
+        "results": [*(_result(item, index) for item in report.findings), *map(_unparsed_result, report.unparsed)],
     }
     json.dump({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, stream, indent=2)
     stream.write("\n")
@@ -70,6 +71,11 @@ def _artifact(filename: str) -> dict[str, str]:
 
 def _region(start: tuple[int, int], end: tuple[int, int]) -> dict[str, int]:
     return {"startLine": start[0], "startColumn": start[1], "endLine": end[0], "endColumn": end[1]}
+
+
+def _unparsed_result(unparsed: Unparsed) -> dict[str, object]:
+    return {"level": "error", "message": {"text": unparsed.message}, "locations": [{"physicalLocation": {
+        "artifactLocation": _artifact(unparsed.filename), "region": _region(unparsed.position, unparsed.position)}}]}
 
 
 def _result(item: Reported, index: dict[str, int]) -> dict[str, object]:

@@ -48,7 +48,7 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
         copies = f"copies the whole array ({size})" if size else "copies the whole array"
         yield Finding(CODE, conversion.node, f"torch.tensor() {copies}: torch.as_tensor() or torch.from_numpy() "
                                              "would share its memory, if neither is written afterwards",
-                      sharing_fix(conversion, style))
+                      sharing_fix(conversion, style), conversion.through)
 
 
 def sharing_fix(conversion: NumpyToTensor, style: FixStyle) -> Fix | None:

@@ -43,7 +43,8 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
             fix = convert_and_cast if constructor == "torch.from_numpy" else add_dtype
             yield Finding(CODE, conversion, "this float64 comes from NumPy's default, so the tensor is float64: "
                                             "pass dtype=torch.float32 or call .float() (or spell float64 out)",
-                          None if any(arg.star for arg in conversion.args) else fix)
+                          None if any(arg.star for arg in conversion.args) else fix,
+                          facts.float64_through.get(conversion))
 
 
 def _with_float32(node: cst.CSTNode, edit: Edit) -> cst.CSTNode:

@@ -38,7 +38,7 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
         name = constructor_name(conversion)
         yield Finding(CODE, conversion.node, f"{name}() of a list of ndarrays converts them element by element "
                                              "(torch warns it is extremely slow): stack them with np.stack() first",
-                      _fix(conversion, style))
+                      _fix(conversion, style), conversion.through)
 
 
 def _is_legacy(conversion: NumpyToTensor) -> bool:

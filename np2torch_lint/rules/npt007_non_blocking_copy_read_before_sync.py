@@ -26,7 +26,7 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
         reader = _describe(read.via)
         message = (f"{reader} reads a tensor whose non_blocking=True copy to the host may not have finished: "
                    "synchronize first (torch.cuda.synchronize()) or drop non_blocking=True")
-        yield Finding(CODE, read.node, message, _fix(read, style))
+        yield Finding(CODE, read.node, message, _fix(read, style), read.through)
 
 
 def _describe(via: str) -> str:

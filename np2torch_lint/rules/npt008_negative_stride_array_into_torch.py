@@ -39,12 +39,12 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
         if source.negative_strides:
             yield Finding(CODE, conversion.node, f"{name}() raises ValueError for an array with a negative stride "
                                                  "(a[::-1], np.flip): make it contiguous with np.ascontiguousarray()",
-                          _fix(conversion, style, Applicability.SAFE, legacy))
+                          _fix(conversion, style, Applicability.SAFE, legacy), conversion.through)
         elif source.read_only and not legacy and _shares(conversion):
             yield Finding(CODE, conversion.node, f"{name}() of a read-only array gives a writable tensor over its "
                                                  "memory (torch warns once; writing through it is undefined "
                                                  "behaviour): copy the array first",
-                          _fix(conversion, style, Applicability.UNSAFE, legacy))
+                          _fix(conversion, style, Applicability.UNSAFE, legacy), conversion.through)
 
 
 def _shares(conversion: NumpyToTensor) -> bool:

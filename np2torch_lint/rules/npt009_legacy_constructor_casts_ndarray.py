@@ -40,7 +40,7 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
         fix = None if len(conversion.node.args) != 1 or conversion.made_on_accelerator is None else _legacy_fix(
             conversion.constructor, made, source.dtype, style, _default_dtype_changed_in(facts),
             conversion.made_on_accelerator)
-        yield Finding(CODE, conversion.node, _message(conversion, made, facts), fix)
+        yield Finding(CODE, conversion.node, _message(conversion, made, facts), fix, conversion.through)
 
 
 def _message(conversion: NumpyToTensor, made: str, facts: Facts) -> str:

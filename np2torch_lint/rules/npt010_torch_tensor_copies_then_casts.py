@@ -40,7 +40,8 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
     for conversion in facts.numpy_to_tensor:
         if reports(facts, conversion):
             fix = npt003.sharing_fix(conversion, style)
-            yield Finding(CODE, conversion.node, _message(conversion.node, facts), fix)
+            yield Finding(CODE, conversion.node, _message(conversion.node, facts), fix,
+                          conversion.through or facts.float64_through.get(conversion.node))
 
 
 def _message(node: cst.Call, facts: Facts) -> str:

@@ -98,7 +98,7 @@ def test_compare_marks_each_finding(write, capsys):
     script = write("both.py", "import numpy as np, torch\n"
                               "def convert(array):\n"
                               "    return torch.tensor(array)\n"
-                              "convert(np.zeros(3, dtype=np.float32))\n"
+                              "convert(np.__dict__['zeros'](3, dtype=np.float32))\n"  # an array only the run knows
                               "seen = torch.tensor(np.zeros(3, dtype=np.float32))\n")
     status, _, err = audited(capsys, "--compare", str(script))
     assert status == 1

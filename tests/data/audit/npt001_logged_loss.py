@@ -1,4 +1,5 @@
-"""NPT001 only at run time: the logger's conversion is a callback, so the linter cannot see it takes a grad tensor."""
+"""NPT001 only at run time: the logger's conversion is a callback looked up by name as the program runs, so the
+linter cannot see which function it is (np.asarray, which takes a grad tensor)."""
 import numpy as np
 import torch
 
@@ -9,4 +10,4 @@ def log(metrics, convert):
 
 weight = torch.ones(3, requires_grad=True)
 loss = (weight * 2).sum()
-log({"loss": loss}, np.asarray)
+log({"loss": loss}, getattr(np, "".join(["as", "array"])))
