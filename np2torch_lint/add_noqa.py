@@ -17,7 +17,7 @@ from flake8.defaults import NOQA_INLINE_REGEXP
 from flake8.utils import parse_comma_separated_list
 
 from .diagnostics import Diagnostic
-from .edits import source_lines
+from .text_edits import source_lines
 
 
 @dataclass

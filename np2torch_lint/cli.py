@@ -16,23 +16,27 @@ import argparse
 import contextlib
 import dataclasses
 import functools
-import logging
 import os
 import sys
 from pathlib import Path
-from typing import Callable, Iterator, TextIO
+from typing import TYPE_CHECKING, Callable, Iterator, TextIO
 
 from . import __version__
-from .commands import Performance, add_noqa_comments, fix, lint, lint_paths, write_rule_table
-from .config import ConfigError, RuleSelection, Settings, find_pyproject, load_settings, parse_codes
-from .fixes import FixStyle
-from .report import ALIASES, FORMATS, Report, ReportOptions, plural, wants_color
-from .rule_pages import all_rules, rule_info
+from .fix_style import FixStyle
+from .report import ALIASES, FORMATS, ReportOptions, plural, wants_color
 from .rules import RULES_BY_CODE
 
-__all__ = ["EXIT_CLEAN", "EXIT_ERROR", "EXIT_FINDINGS", "build_parser", "fix_main", "lint_paths", "main"]
+# What runs a command (``commands``, the settings in ``config``) is imported when a command runs: ``--version``,
+# ``--help`` and a usage error answer without it.
+if TYPE_CHECKING:
+    from .commands import Performance
+    from .config import Settings
+    from .report import Report
+
+__all__ = ["EXIT_CLEAN", "EXIT_ERROR", "EXIT_FINDINGS", "build_parser", "fix_main", "lint_paths", "main"]  # noqa: F822
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+_RULE_RANGE = f"{next(iter(RULES_BY_CODE))}-{next(reversed(RULES_BY_CODE))}"
 
 
 class _UsageError(Exception):
@@ -49,7 +53,7 @@ def build_parser(fixing: bool = False) -> argparse.ArgumentParser:
     prog = "np2torch-fix" if fixing else "np2torch-lint"
     parser = argparse.ArgumentParser(
         prog=prog,
-        description=("Fix" if fixing else "Find") + " NumPy <-> PyTorch conversion pitfalls (rules NPT001-NPT005).",
+        description=("Fix" if fixing else "Find") + f" NumPy <-> PyTorch conversion pitfalls (rules {_RULE_RANGE}).",
         epilog=(("" if fixing else "commands: 'np2torch-lint rule CODE' or 'rule --all' shows the rules; "
                  "'np2torch-lint server' runs the language server; 'np2torch-lint check PATH' is the default "
                  "command (write './rule' to lint a path named 'rule'). ")
@@ -131,6 +135,8 @@ def build_rule_parser() -> argparse.ArgumentParser:
 def settings_for(args: argparse.Namespace) -> Settings:
     """The configuration file's settings with the command line's on top; raises ``ConfigError`` for a mistake in
     the file, ``_UsageError`` for one on the command line."""
+    from .config import ConfigError, RuleSelection, find_pyproject, load_settings, parse_codes
+
     if args.config is not None:
         if not args.config.is_file():
             raise _UsageError(f"--config {args.config}: no such file")
@@ -164,13 +170,20 @@ def _rule_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.all == (args.code is not None):
         return _usage_error(parser, "give a rule code, or --all")
+    from .commands import write_rule_table
+
     if args.all:
+        from .rule_pages import all_rules
+
         write_rule_table(all_rules(), sys.stdout, as_json=args.output_format == "json")
         return EXIT_CLEAN
     return _explain(parser, args.code, as_json=args.output_format == "json")
 
 
 def _explain(parser: argparse.ArgumentParser, code: str, as_json: bool = False) -> int:
+    from .commands import write_rule_table
+    from .rule_pages import rule_info
+
     try:
         rule = rule_info(code)
     except KeyError:
@@ -236,6 +249,8 @@ def _log_on_stderr(verbose: bool) -> Iterator[None]:
     if not verbose:
         yield
         return
+    import logging  # only for --verbose (start-up time)
+
     log, handler = logging.getLogger("np2torch_lint"), logging.StreamHandler(sys.stderr)
     log.addHandler(handler)
     log.setLevel(logging.INFO)
@@ -247,6 +262,8 @@ def _log_on_stderr(verbose: bool) -> Iterator[None]:
 
 
 def _run_command(parser: argparse.ArgumentParser, args: argparse.Namespace, fixing: bool) -> int:
+    from .config import ConfigError
+
     output_format = ALIASES.get(args.output_format, args.output_format)
     if args.statistics and FORMATS[output_format].statistics is None:
         return _usage_error(parser, f"--statistics cannot be shown as {output_format}: "
@@ -303,11 +320,15 @@ def _jobs(text: str) -> int:
 
 
 def _performance(args: argparse.Namespace) -> Performance:
+    from .commands import Performance
+
     jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
     return Performance(jobs=jobs, cache=not args.no_cache, cache_dir=args.cache_dir)
 
 
 def _lint(settings: Settings, args: argparse.Namespace, output_format: str) -> int:
+    from .commands import lint
+
     shows_edits = FORMATS[output_format].shows_edits and not args.statistics
     report, errors = lint(args.paths, settings, args.stdin_filename, shows_edits, _performance(args))
     _print_errors(errors)
@@ -321,6 +342,8 @@ def _fix(settings: Settings, args: argparse.Namespace, output_format: str) -> in
     """Fix, then list what is left in the chosen format (on standard error when standard output carries a stdin
     filter's fixed code; not at all with --diff, whose output is a patch), and a summary on standard error that
     counts only what was written."""
+    from .commands import fix
+
     writes = not (args.diff or args.check)
     shows_edits = FORMATS[output_format].shows_edits and not args.statistics
     run = fix(args.paths, settings, stdin_filename=args.stdin_filename, unsafe=args.unsafe_fixes, writes=writes,
@@ -331,13 +354,27 @@ def _fix(settings: Settings, args: argparse.Namespace, output_format: str) -> in
     verb = "fixed" if writes else "would fix"
     print(f"{verb} {plural(run.fixed, 'finding')} in {plural(run.changed_files, 'file')}, {run.left} left",
           file=sys.stderr)
+    if run.undeclared_runtime_import:
+        from .dependencies import NOTICE
+
+        print(NOTICE, file=sys.stderr)
     if _fails(run.errors, run.report, args.exit_zero):
         return EXIT_ERROR
     return EXIT_FINDINGS if (run.changed_files or run.left) and not args.exit_zero else EXIT_CLEAN
 
 
 def _add_noqa(settings: Settings, args: argparse.Namespace) -> int:
+    from .commands import add_noqa_comments
+
     run = add_noqa_comments(args.paths, settings)
     _print_errors(run.errors + run.notes)
     print(f"added {plural(run.added, 'noqa comment')} to {plural(run.files, 'file')}", file=sys.stderr)
     return EXIT_ERROR if run.errors else EXIT_CLEAN
+
+
+def __getattr__(name: str) -> object:
+    if name == "lint_paths":  # part of this module's interface, from the commands (imported when asked for)
+        from .commands import lint_paths
+
+        return lint_paths
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,28 +6,30 @@ prints it and chooses the exit status.
 
 from __future__ import annotations
 
-import difflib
 import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, TextIO
+from typing import TYPE_CHECKING, Iterator, TextIO
 
-from .add_noqa import add_noqa
 from .config import Settings
 from .diagnostics import Diagnostic
-from .edits import FixEdits
-from .engine import LintContext, analyse_text, by_position
 from .files import (
     PathProblem, Source, SourceError, decode_source, is_excluded, is_notebook, iter_python_files, read_source,
     relative_to,
 )
-from .fixer import FixError, FixOutcome, fix_text
 from .jobs import FileResult, Linter, fix_files, lint_files
+from .lint_context import LintContext
 from .noqa import filter_suppressed
+from .progress import Progress
 from .report import Report, Reported, Unparsed, plural
-from .rule_pages import RuleInfo
 from .writing import ChangedOnDisk, StaleTemporaries, StillAsRead, write_atomically
+
+# The engine and the fixer (LibCST, the analysis) are imported where a file is analysed or fixed: a run answered
+# from the cache needs neither (``jobs`` imports them the same way).
+if TYPE_CHECKING:
+    from .fixer import FixOutcome
+    from .rule_pages import RuleInfo
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,9 @@ def _lint_one(each: Input, settings: Settings, shows_edits: bool, text: str | No
               context: LintContext | None = None) -> list[Reported]:
     """The findings of one input (of ``text`` instead of its source, when given), sorted, with their fixes' edits
     when the format shows them; raises ``SourceError`` when it does not parse."""
+    from .edits import FixEdits
+    from .engine import analyse_text, by_position
+
     text = each.source.text if text is None else text
     if is_notebook(each.name):  # findings by cell; no edits, whose positions would be in the cells joined
         from .notebooks import lint_notebook
@@ -110,6 +115,8 @@ def _lint_one(each: Input, settings: Settings, shows_edits: bool, text: str | No
 
 
 def _fix_one(each: Input, settings: Settings, unsafe: bool, context: LintContext | None = None) -> FixOutcome:
+    from .fixer import fix_text
+
     if is_notebook(each.name):
         from .notebooks import fix_notebook
 
@@ -127,7 +134,12 @@ def lint(paths: list[str], settings: Settings, stdin_filename: str = "stdin", sh
     inputs = list(iter_inputs(paths, settings, stdin_filename, errors, unparsed=report.unparsed))
     linter = Linter.for_settings(settings, performance.cache_dir, performance.cache)
     files = [each for each in inputs if not each.is_stdin and not is_notebook(each.name)]
-    results = lint_files(linter, [(each.name, each.source.text) for each in files], shows_edits, performance.jobs)
+    progress = Progress(len(files))
+    try:
+        results = lint_files(linter, [(each.name, each.source.text) for each in files], shows_edits,
+                             performance.jobs, progress)
+    finally:
+        progress.close()
     result_of = {id(each): result for each, result in zip(files, results)}
     for each in inputs:
         try:
@@ -169,6 +181,8 @@ class FixRun:
     fixed: int = 0  # findings fixed
     changed_files: int = 0
     filtered_stdin: bool = False  # standard input's fixed text went to standard output
+    #: a fix made a file import np2torch_lint.runtime in a project whose dependencies do not list np2torch-lint
+    undeclared_runtime_import: bool = False
 
     @property
     def left(self) -> int:
@@ -180,6 +194,9 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
         performance: Performance = Performance()) -> FixRun:
     """Fix files (or standard input, a filter: the fixed code goes to standard output), writing each changed file
     atomically; with ``writes`` false, write nothing and count what would change; ``diff`` gets a unified diff."""
+    from .dependencies import adds_runtime_import, lists_np2torch_lint, project_folder
+    from .fixer import FixError, FixOutcome
+
     run = FixRun()
     stdin_bytes: list[bytes] = []
     stale = StaleTemporaries()
@@ -211,6 +228,8 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
         if diff is not None and changed and is_notebook(each.name):
             diff.writelines(outcome.diff_lines(each.name))  # a NotebookFixOutcome: a diff per cell
         elif diff is not None and changed:
+            import difflib
+
             diff.writelines(difflib.unified_diff(
                 each.source.text.splitlines(keepends=True), outcome.text.splitlines(keepends=True),
                 fromfile=each.name, tofile=each.name))
@@ -228,6 +247,9 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
         if written:
             run.fixed += outcome.fixed
             run.changed_files += changed
+            if changed and not run.undeclared_runtime_import and adds_runtime_import(each.source.text, outcome.text):
+                folder = project_folder(Path(each.name) if not each.is_stdin else Path.cwd() / "-")
+                run.undeclared_runtime_import = not lists_np2torch_lint(folder)
             text, left = outcome.text, [Reported(d) for d in outcome.remaining]
         else:
             text, left = each.source.text, []  # everything found is still there: found again below
@@ -275,6 +297,8 @@ class NoqaRun:
 
 def add_noqa_comments(paths: list[str], settings: Settings) -> NoqaRun:
     """Add a ``# noqa: CODES`` comment for every finding; files without findings are never touched."""
+    from .add_noqa import add_noqa
+
     run = NoqaRun()
     for each in iter_inputs(paths, settings, "stdin", run.errors):
         try:

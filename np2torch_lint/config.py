@@ -3,7 +3,8 @@
 Every value's type is checked (a string where a list is expected is a mistake, not a one-element list); every
 mistake is one line, ``pyproject.toml: [tool.np2torch-lint] <key>: <what is wrong>``, and the command exits 2.
 
-Rule selection works in layers, as ruff's does: the default (``select = ["NPT"]``), then the file's table, then
+Rule selection works in layers, as ruff's does: the default (``select = ["NPT"]``: the rules that are not opt-in;
+an opt-in rule, NPT009, is selected only by its code), then the file's table, then
 the command line. A layer with ``select`` starts afresh from it; a layer without one adds (``extend-select``) to
 or removes (``ignore``) from what the layers before it enabled. Within a layer the longest matching prefix wins,
 and ``ignore`` wins a tie (flake8's rule). ``per-file-ignores`` apply last, for the files they match.
@@ -26,8 +27,8 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from .files import DEFAULT_INCLUDE
-from .fixes import FixStyle
-from .rules import RULES_BY_CODE
+from .fix_style import FixStyle
+from .rules import DEFAULT_CODES, RULES_BY_CODE
 
 TABLE = "np2torch-lint"
 KNOWN_KEYS = ("select", "ignore", "exclude", "include", "extend-include", "per-file-ignores", "fix-style",
@@ -58,8 +59,10 @@ class RuleSelection:
         """What is enabled after this layer, given what the layers below enabled (ruff's resolution)."""
         selectors = (*(self.select or ()), *self.extend_select)
         decided = set(enabled) if self.select is None else set()
-        for code in RULES_BY_CODE:
-            selected, ignored = _longest_prefix(code, selectors), _longest_prefix(code, self.ignore)
+        for code, rule in RULES_BY_CODE.items():
+            # an opt-in rule is selected by its code only, never by a prefix such as NPT
+            selected = _longest_prefix(code, selectors) if rule.default else (len(code) if code in selectors else -1)
+            ignored = _longest_prefix(code, self.ignore)
             if selected > ignored:
                 decided.add(code)
             elif ignored >= 0:
@@ -67,7 +70,7 @@ class RuleSelection:
         return frozenset(decided)
 
 
-DEFAULT_SELECTION = RuleSelection(select=("NPT",))
+DEFAULT_SELECTION = RuleSelection(select=DEFAULT_CODES)
 
 
 def _longest_prefix(code: str, prefixes: tuple[str, ...]) -> int:
@@ -299,11 +302,10 @@ class _TableReader:
 
     def models(self, key: str) -> dict[str, str]:
         """``"pkg.module.function" = "ndarray[uint8]"`` rows, each spec checked as the built-in ones are."""
-        from .analysis.models import ModelError, parse_spec
-
         value = self._get(key)
         if value is None:
             return {}
+        from .analysis.models import ModelError, parse_spec  # the analysis (LibCST): only for a table of rows
         if not isinstance(value, dict):
             self._wrong(key, 'a table of "qualified.name" = "spec"', value)
             return {}

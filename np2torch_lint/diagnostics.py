@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import libcst as cst
+if TYPE_CHECKING:  # the nodes' type only: reading results (the cache, reports) needs no LibCST
+    import libcst as cst
 
 
 class Applicability(enum.Enum):

@@ -7,7 +7,6 @@ the text as it is. The JSON and SARIF reports show them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping
 
 import libcst as cst
@@ -16,24 +15,8 @@ from .diagnostics import Finding
 from .fix_imports import ImportLayout, Spelling
 from .fixer import edits_of_one_fix
 from .fixes import Edit, FixStyle
-from .positions import LineIndex, Span, source_lines
-
-__all__ = ["FixEdits", "TextEdit", "source_lines"]
-
-
-@dataclass(frozen=True, slots=True)
-class TextEdit:
-    """Replace the text from ``start`` to ``end`` with ``content``: (line, column), 1-based, ``end`` exclusive."""
-
-    content: str
-    start: tuple[int, int]
-    end: tuple[int, int]
-
-    def as_dict(self) -> dict[str, object]:
-        """Ruff's JSON shape: ``content``, ``location`` and ``end_location`` as ``{row, column}``."""
-        return {"content": self.content,
-                "location": {"row": self.start[0], "column": self.start[1]},
-                "end_location": {"row": self.end[0], "column": self.end[1]}}
+from .positions import LineIndex, Span
+from .text_edits import TextEdit
 
 
 class FixEdits:

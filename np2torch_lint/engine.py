@@ -22,12 +22,12 @@ from libcst.metadata import CodeRange
 from .diagnostics import Diagnostic, Finding
 from .files import SourceError, line_and_column
 from .fixes import FixStyle
+from .lint_context import LintContext
 from .analysis import Facts, analyze
 from .analysis.facts import CallSite
-from .analysis.models import Models
 from .noqa import skips_file
 from .positions import Span, locate, ranges
-from .project import ModuleLink, Project
+from .project import ModuleLink
 from .rules import ALL_RULES
 
 
@@ -275,14 +275,6 @@ def collector_paused_for_files(every: int = 1000) -> Iterator[Callable[[], None]
         if collecting:  # a host that turned the collector off keeps it off
             gc.collect(0)
             gc.enable()
-
-
-@dataclass(frozen=True)
-class LintContext:
-    """What lies beyond the file: users' model rows and the project (its other modules, project facts)."""
-
-    models: Models | None = None
-    project: Project | None = None
 
 
 def findings_for(module: cst.Module, codes: Collection[str] | None = None,

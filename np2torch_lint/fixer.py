@@ -56,6 +56,7 @@ def _fix_on_this_thread(text: str, filename: str, codes: Collection[str] | None,
                         unsafe: bool, context: LintContext | None = None) -> FixOutcome:
     fixed = 0
     analysis = analyse_on_this_thread(text, filename, codes, style, context)
+    found = Counter(diagnostic.code for diagnostic in filter_suppressed(analysis.diagnostics, text))
     spelling: Spelling | None = None
     for _ in range(MAX_PASSES):
         reported = set(map(id, filter_suppressed(analysis.diagnostics, text)))
@@ -83,7 +84,11 @@ def _fix_on_this_thread(text: str, filename: str, codes: Collection[str] | None,
         fixed += applied
     # ``analysis`` is always of ``text`` here, so what is left needs no further pass
     remaining = by_position(filter_suppressed(analysis.diagnostics, text))
-    return FixOutcome(text, fixed, remaining)
+    # one replacement can settle several findings (``to_numpy(t)``: NPT001 and NPT002 of ``t.numpy()``): count the
+    # findings that are gone, rule by rule, rather than the replacements made
+    left = Counter(diagnostic.code for diagnostic in remaining)
+    resolved = sum(max(0, count - left[code]) for code, count in found.items()) if fixed else 0
+    return FixOutcome(text, resolved, remaining)
 
 
 def _target(finding: Finding) -> cst.CSTNode:

@@ -6,20 +6,15 @@ made from the node as already updated (LibCST's ``updated_node``), never from th
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .fix_style import FixStyle
 from .fix_imports import MODULE_NAMES, RUNTIME_ALIASES, Import, NameUses, Spelling
 
 #: every runtime helper a fix may write: the names looked for in the file before one is written bare
 HELPER_NAMES = ("from_numpy", "stack_to_device", "to_numpy", "to_numpy_async")
-
-
-class FixStyle(enum.Enum):
-    HELPERS = "helpers"  # rewrite to np2torch_lint.runtime's helpers
-    INLINE = "inline"  # the plain torch idiom, no new dependency
 
 
 @dataclass(slots=True)
@@ -277,8 +272,10 @@ def sharing_conversion(node: cst.Call, edit: Edit) -> cst.Call:
 
 
 def rename_call(node: cst.Call, edit: Edit, qualname: str, attribute: str) -> cst.Call:
-    """``th.tensor(...)`` -> ``th.as_tensor(...)``: the same module spelling, another function."""
-    if isinstance(node.func, cst.Attribute):
+    """``th.tensor(...)`` -> ``th.as_tensor(...)``: the same module spelling, another function. A call through a
+    submodule (``torch.cuda.FloatTensor``, where ``torch.cuda.as_tensor`` does not exist) or an imported name is
+    spelled with the file's name for the module."""
+    if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
         return node.with_changes(func=node.func.with_changes(attr=cst.Name(attribute)))
     return node.with_changes(func=edit.attribute(qualname, attribute))
 

@@ -22,10 +22,12 @@ from typing import Iterator
 from flake8.style_guide import Decision, DecisionEngine
 
 from . import __version__
+from .rules import RULES  # the table only: no rule module, no LibCST
 
-# The rule codes, spelled out so that loading the plugin imports no rule (which would import LibCST);
-# tests/test_flake8_plugin.py checks them against the rules.
-CODES = ("NPT001", "NPT002", "NPT003", "NPT004", "NPT005", "NPT006", "NPT007", "NPT008")
+CODES = tuple(rule.code for rule in RULES)
+#: rules outside the default selection: reported only where flake8's options name their code (``--extend-select
+#: NPT009``), not for a prefix (``--select NPT``) nor through flake8's default selection of every plugin, as the CLI
+OPT_IN = frozenset(rule.code for rule in RULES if not rule.default)
 
 
 class Np2TorchChecker:
@@ -33,6 +35,7 @@ class Np2TorchChecker:
     version = __version__
     disable_noqa = False
     any_selected = True  # whether flake8's options select at least one NPT code
+    opted_in: frozenset[str] = frozenset()  # the opt-in codes flake8's options select by name or prefix
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
@@ -40,9 +43,12 @@ class Np2TorchChecker:
         try:
             decisions = DecisionEngine(options)
         except AttributeError:  # options of another shape (a flake8 we do not know): lint, as before
-            cls.any_selected = True
+            cls.any_selected, cls.opted_in = True, frozenset()
             return
-        cls.any_selected = any(decisions.decision_for(code) is Decision.Selected for code in CODES)
+        cls.opted_in = frozenset(code for code in OPT_IN if decisions.decision_for(code) is Decision.Selected
+                                 and code in decisions.selected_explicitly)
+        cls.any_selected = any(decisions.decision_for(code) is Decision.Selected for code in CODES
+                               if code not in OPT_IN or code in cls.opted_in)
         if cls.any_selected:
             for name in getattr(options, "filenames", None) or ["."]:
                 if name not in ("-", "stdin"):
@@ -79,6 +85,8 @@ class Np2TorchChecker:
         if not self.disable_noqa:
             diagnostics = filter_suppressed(diagnostics, text)
         for diagnostic in diagnostics:
+            if diagnostic.code in OPT_IN and diagnostic.code not in self.opted_in:
+                continue
             # flake8 wants 0-based columns and prints them 1-based, as np2torch-lint does
             yield diagnostic.line, diagnostic.column - 1, f"{diagnostic.code} {diagnostic.message}", type(self)
 

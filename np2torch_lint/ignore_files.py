@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-import pathspec
+if TYPE_CHECKING:  # imported where an ignore file is read: a tree without one never needs it (start-up time)
+    import pathspec
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,8 @@ def read_ignore_file(path: str, folder: str) -> IgnoreFile | None:
             lines = stream.read().splitlines()
     except OSError:  # an unreadable ignore file ignores nothing, as in git
         return None
+    import pathspec
+
     return IgnoreFile(os.path.join(folder, ""), pathspec.GitIgnoreSpec.from_lines(lines))
 
 

@@ -12,25 +12,24 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import multiprocessing
 import os
-import signal
-import threading
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Collection, Iterator
+from typing import TYPE_CHECKING, Callable, Collection, Iterator
 
-from .analysis.models import builtin_models
 from .config import Settings
 from .diagnostics import Applicability, Diagnostic, Fix
-from .edits import FixEdits, TextEdit
-from .engine import LintContext, analyse_text, collector_paused_for_files, garbage_collected_after
 from .files import SourceError, read_source
-from .fixer import FixError, fix_text
-from .fixes import FixStyle
+from .fix_style import FixStyle
+from .lint_context import LintContext
 from .project import Cache, Project, ProjectFacts, digest, settings_key
+from .text_edits import TextEdit
+
+# The engine, the fixer and the analysis (LibCST) are imported where a file is analysed or fixed: a run answered
+# from the cache never imports them, nor the process pool.
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.connection import Connection
 
 #: below this many files to analyse, worker processes cost more than they save
 _PARALLEL_AT_LEAST = 8
@@ -128,7 +127,11 @@ class Linter:
     def for_settings(cls, settings: Settings, cache_dir: Path | None, use_cache: bool = True,
                      facts: ProjectFacts | None = None) -> Linter:
         """``facts``, when given, are the project facts another process already worked out."""
-        models = builtin_models().with_rows(settings.models, "[tool.np2torch-lint] models") if settings.models else None
+        models = None
+        if settings.models:
+            from .analysis.models import builtin_models
+
+            models = builtin_models().with_rows(settings.models, "[tool.np2torch-lint] models")
         cache = None
         if use_cache:
             folder = cache_dir if cache_dir is not None else settings.root / settings.cache_dir
@@ -173,6 +176,8 @@ class Linter:
         """One file's result analysed now, and cached (its summary with it, in one write)."""
         project = self.context.project
         assert project is not None
+        from .engine import garbage_collected_after
+
         project.linting.add(key[0])
         try:
             with garbage_collected_after():
@@ -184,6 +189,9 @@ class Linter:
         return result
 
     def _analysed(self, path: str, text: str, edits: bool) -> FileResult:
+        from .edits import FixEdits
+        from .engine import analyse_text
+
         style = self.settings.fix_style
         try:
             analysis = analyse_text(text, path, None, style, self.context)
@@ -254,17 +262,20 @@ def incoming_diagnostics(linter: Linter, filename: str, text: str, own: list[Dia
             and (codes is None or diagnostic.code in codes)]
 
 
-def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: int) -> list[FileResult]:
+def lint_files(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: int,
+               progress: Callable[[int], None] = lambda done: None) -> list[FileResult]:
     """The results of ``(path, text)`` pairs, in their order, each with what other modules' calls find in its
-    code; ``jobs`` > 1 analyses in worker processes."""
-    results = _own_results(linter, files, edits, jobs)
+    code; ``jobs`` > 1 analyses in worker processes. ``progress`` hears how many files are done, after each one
+    analysed."""
+    results = _own_results(linter, files, edits, jobs, progress)
     keys = [linter.known(path, text) for path, text in files]
     incoming = linter.incoming({key[0]: result for key, result in zip(keys, results) if result is not None})
     return [result if result is None else result.with_incoming(incoming.get(key[0], []))
             for key, result in zip(keys, results)]
 
 
-def _own_results(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: int) -> list[FileResult]:
+def _own_results(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs: int,
+                 progress: Callable[[int], None]) -> list[FileResult]:
     project = linter.context.project
     assert project is not None
     keys = [linter.known(path, text) for path, text in files]
@@ -277,12 +288,19 @@ def _own_results(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs
     outside = sorted(set(pending) - set(inside))
     if outside:  # files outside the project are linted on their own, in any order
         levels.append(outside)
+    done = len(files) - len(pending)
+    if not pending:
+        return results  # type: ignore[return-value]
+    from .engine import collector_paused_for_files
+
     if jobs <= 1 or len(pending) < _PARALLEL_AT_LEAST:
         project.linting.update(keys[index][0] for index in pending)
         with collector_paused_for_files() as file_done:
             for index in (index for level in levels for index in level):
                 results[index] = linter.analysed(*files[index], keys[index], edits)
                 file_done()
+                done += 1
+                progress(done)
         return results  # type: ignore[return-value]
     cache_folder = linter.cache.root if linter.cache is not None else None
     with _workers(jobs, linter.settings, cache_folder, linter.cache is not None,
@@ -293,6 +311,8 @@ def _own_results(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs
                                chunksize=chunk)
             for index, data in zip(level, answers):
                 results[index] = FileResult.from_data(data)
+                done += 1
+                progress(done)
     return results  # type: ignore[return-value]
 
 
@@ -305,7 +325,17 @@ def _workers(jobs: int, settings: Settings, cache_folder: Path | None, use_cache
     when this process dies (killed, SIGTERM), or leaves this block with an exception (Ctrl-C). The forkserver
     and the resource tracker then end by themselves (they wait for every worker). Workers ignore SIGINT, which
     a terminal sends to all of them: this process decides, and the run ends once, without a traceback per worker.
+
+    The forkserver (and a spawned worker) starts as ``python -c ...`` in the current folder, which Python puts
+    first on ``sys.path``: a project with a folder named like a standard module (torch's own sources have
+    ``signal/``) would shadow it, and the process died importing multiprocessing. PYTHONSAFEPATH (Python 3.11)
+    keeps the folder off the path; the workers' ``sys.path`` is this process's, as before. The pool is imported
+    here, when a run needs workers.
     """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    os.environ.setdefault("PYTHONSAFEPATH", "1")
     context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
     parent_alive, alive = context.Pipe(duplex=False)
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
@@ -328,6 +358,9 @@ _worker: Linter | None = None
 
 def _start_worker(settings: Settings, cache_folder: Path | None, use_cache: bool, facts: ProjectFacts | None,
                   parent_alive: Connection) -> None:
+    import signal
+    import threading
+
     global _worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(parent_alive,), name="np2torch-lint parent watch",
@@ -367,6 +400,8 @@ class FixResult:
 
 def fix_file(context: LintContext, path: str, text: str, codes: frozenset[str], style: FixStyle,
              unsafe: bool) -> FixResult:
+    from .fixer import FixError, fix_text
+
     try:
         outcome = fix_text(text, path, codes, style, unsafe, context)
     except SourceError as error:

@@ -11,12 +11,8 @@ import re
 import tokenize
 from io import StringIO
 
-# flake8's own pattern and list parser, so that both front ends read a comment alike
-from flake8.defaults import NOQA_INLINE_REGEXP
-from flake8.utils import parse_comma_separated_list
-
 from .diagnostics import Diagnostic
-from .positions import source_lines
+from .text_edits import source_lines  # not positions: LibCST is for analysing only (start-up time)
 
 _SKIP_FILE = re.compile(r"^[ \t]*#[ \t]*(?:np2torch-lint[ \t]*:[ \t]*skip-file|flake8[:=][ \t]*noqa)[ \t]*$",
                         re.IGNORECASE | re.MULTILINE)
@@ -48,6 +44,11 @@ _ALL: tuple[str, ...] = ("",)  # a bare ``# noqa``: every code starts with ""
 
 def _suppressed_codes(statement_text: str) -> tuple[str, ...] | None:
     """The code prefixes a statement's ``# noqa`` comments silence (``_ALL`` for a bare one), or None."""
+    # flake8's own pattern and list parser, so that both front ends read a comment alike (imported only when a
+    # statement with a finding has a comment to read: flake8 costs start-up time)
+    from flake8.defaults import NOQA_INLINE_REGEXP
+    from flake8.utils import parse_comma_separated_list
+
     found: list[str] = []
     for match in NOQA_INLINE_REGEXP.finditer(statement_text):
         codes = match.group("codes")

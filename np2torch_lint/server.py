@@ -364,10 +364,8 @@ def build_server():  # -> pygls LanguageServer; pygls is imported here, never on
 
 
 def rule_page_uri(code: str) -> str | None:
-    """A ``file:`` URI of the rule's page, shipped in the package or in the source tree, if either has it."""
-    package = Path(__file__).resolve().parent
-    for folder in (package / "docs" / "rules", package.parent / "docs" / "rules"):
-        page = folder / f"{code}.md"
-        if page.is_file():
-            return page.as_uri()
-    return None
+    """The rule page's public address, where ``[project.urls]`` gives one (``rule_pages.page_url``); a ``file:``
+    path would not open on another machine, nor in a remote editor."""
+    from .rule_pages import page_url
+
+    return page_url(code)

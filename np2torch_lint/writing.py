@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import tempfile
 import time
 from typing import Callable
 
@@ -68,6 +67,8 @@ def replace_file(path: str | os.PathLike[str], data: bytes, prefix: str, *, dura
     ``(uid, gid)`` the temporary file is given (raises ``_KeepsItsOwnerOnlyInPlace`` where that is not
     permitted, or no file can be made in the folder); ``before_replacing`` is called last, and may raise."""
     folder = os.path.dirname(os.path.abspath(path))
+    import tempfile  # (and shutil, random...) for writing only: a run answered from the cache writes nothing
+
     try:
         descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
     except PermissionError:

@@ -10,7 +10,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from np2torch_lint.edits import source_lines
+from np2torch_lint.text_edits import source_lines
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"

@@ -17,8 +17,8 @@ CASES = [  # (line after HEAD, the same line after --add-noqa)
     ("w.numpy()  # noqa: E501\n", "w.numpy()  # noqa: E501, NPT001\n"),
     ("w.numpy()  # noqa:E501 the reason stays\n", "w.numpy()  # noqa:E501, NPT001 the reason stays\n"),
     ("w.numpy()  # keep this note   \n", "w.numpy()  # keep this note  # noqa: NPT001\n"),
-    ("print(w.numpy(), torch.tensor(np.zeros(2, dtype=np.float32)))\n",
-     "print(w.numpy(), torch.tensor(np.zeros(2, dtype=np.float32)))  # noqa: NPT001, NPT003\n"),
+    ("print(w.numpy(), torch.tensor(np.zeros(2)).float())\n",
+     "print(w.numpy(), torch.tensor(np.zeros(2)).float())  # noqa: NPT001, NPT010\n"),
     ("w.numpy(); w.numpy()\n", "w.numpy(); w.numpy()  # noqa: NPT001\n"),
 ]
 

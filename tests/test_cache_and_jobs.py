@@ -205,7 +205,7 @@ def test_the_command_line_gives_the_same_output_with_any_jobs_warm_or_cold(tmp_p
         (package / f"train{n}.py").write_text(
             "import torch\nfrom .data import load, load_ints\n"
             f"torch.from_numpy(load())  # {n}\ntorch.FloatTensor(load_ints())\n", encoding="utf-8")
-    (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    (root / "pyproject.toml").write_text('[tool.np2torch-lint]\nselect = ["NPT", "NPT009"]\n', encoding="utf-8")
     outputs = set()
     for arguments in (["-j", "1", "--no-cache"], ["-j", "2", "--no-cache"], ["-j", "2"], ["-j", "2"], ["-j", "1"]):
         result = run_command("np2torch-lint", *arguments, "--output-format", "json", ".", cwd=root)
@@ -412,7 +412,7 @@ def test_files_outside_the_project_do_not_work_out_its_facts(project, tmp_path, 
     outside.write_text("import numpy as np\nimport torch\nt = torch.tensor(np.zeros(3))\n", encoding="utf-8")
     settings = load_settings(project / "pyproject.toml")
     report, errors = lint([str(outside)], settings, performance=Performance(jobs=1, cache=False))
-    assert errors == [] and [item.diagnostic.code for item in report.findings] == ["NPT003", "NPT004"]
+    assert errors == [] and [item.diagnostic.code for item in report.findings] == ["NPT004"]
     assert worked_out == []  # the project at the configuration's folder is not this file's
     lint([str(project)], settings, performance=Performance(jobs=1, cache=False))
     assert worked_out != []
@@ -430,6 +430,40 @@ def test_the_collector_is_on_after_a_run_and_stays_off_for_a_host_that_turned_it
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_worker_processes_start_in_a_project_with_a_folder_named_like_a_standard_module(tmp_path):
+    """The forkserver starts as ``python -c`` in the linted folder: its ``signal/`` must not shadow the standard
+    module (torch's own sources have one)."""
+    (tmp_path / "signal").mkdir()
+    (tmp_path / "signal" / "__init__.py").write_text("raise ImportError('the project folder, not the module')\n")
+    for n in range(10):  # enough files for worker processes to start
+        (tmp_path / f"m{n}.py").write_text("import torch\nw = torch.ones(2, requires_grad=True)\nw.numpy()\n")
+    result = run_command("np2torch-lint", "-j", "2", "--no-cache", ".", cwd=tmp_path)
+    assert result.returncode == 1 and b"Traceback" not in result.stderr, result.stderr[-2000:]
+    assert len(result.stdout.splitlines()) == 10
+
+
+def test_a_source_checkouts_cache_key_follows_edited_and_added_modules_not_bytecode(tmp_path, monkeypatch):
+    package = tmp_path / "np2torch_lint"
+    (package / "__pycache__").mkdir(parents=True)
+    module = package / "rule.py"
+    module.write_text("LIMIT = 1\n")
+    monkeypatch.setattr(cache_module, "_CODE_PACKAGE", package)
+
+    def key() -> str:
+        cache_module.code_digest.cache_clear()
+        return cache_module.settings_key("settings")
+
+    first = key()
+    (package / "__pycache__" / "rule.cpython-311.pyc").write_bytes(b"\0")
+    assert key() == first
+    module.write_text("LIMIT = 2\n")  # the same size: an edit is told by its time
+    os.utime(module, ns=(module.stat().st_atime_ns, module.stat().st_mtime_ns + 1_000_000_000))
+    edited = key()
+    (package / "models.toml").write_text("")
+    assert len({first, edited, key()}) == 3
+    cache_module.code_digest.cache_clear()
 
 
 def test_a_file_that_does_not_parse_is_cached_as_its_reason_and_reported_alike_warm_or_cold(

@@ -10,7 +10,7 @@ from np2torch_lint.cli import main
 
 GRAD = "import torch\nw = torch.ones(3, requires_grad=True)\n"
 NPT001_LINE = "w.numpy()\n"
-NPT003_LINE = "import numpy as np\ntorch.tensor(np.zeros(3, dtype=np.float32))\n"
+NPT010_LINE = "import numpy as np\ntorch.tensor(np.zeros(3)).float()\n"
 CLEAN = "import torch\nx = torch.ones(3)\nx.numpy()\n"
 
 
@@ -39,11 +39,11 @@ def test_exit_zero_flag_keeps_findings_but_exits_zero(write, capsys):
 
 
 def test_select_and_ignore_by_code_and_prefix(write, capsys):
-    path = str(write("two.py", GRAD + NPT001_LINE + NPT003_LINE))
-    assert {line.split()[1] for line in run(capsys, path)[1].splitlines()} == {"NPT001", "NPT003"}
-    assert {line.split()[1] for line in run(capsys, "--select", "NPT003", path)[1].splitlines()} == {"NPT003"}
-    assert {line.split()[1] for line in run(capsys, "--ignore", "NPT001", path)[1].splitlines()} == {"NPT003"}
-    assert run(capsys, "--select", "NPT", "--ignore", "NPT00", path)[0] == 0
+    path = str(write("two.py", GRAD + NPT001_LINE + NPT010_LINE))
+    assert {line.split()[1] for line in run(capsys, path)[1].splitlines()} == {"NPT001", "NPT010"}
+    assert {line.split()[1] for line in run(capsys, "--select", "NPT010", path)[1].splitlines()} == {"NPT010"}
+    assert {line.split()[1] for line in run(capsys, "--ignore", "NPT001", path)[1].splitlines()} == {"NPT010"}
+    assert run(capsys, "--select", "NPT", "--ignore", "NPT0", path)[0] == 0
     assert {line.split()[1] for line in run(capsys, "--ignore", "NPT", "--select", "NPT001", path)[1].splitlines()} \
         == {"NPT001"}  # the longer, more specific prefix wins, as in flake8
 
@@ -56,10 +56,10 @@ def test_unknown_codes_are_a_usage_error(write, capsys, codes):
 
 
 def test_statistics_count_findings_per_rule(write, capsys):
-    path = str(write("bad.py", GRAD + NPT001_LINE + NPT001_LINE + NPT003_LINE))
+    path = str(write("bad.py", GRAD + NPT001_LINE + NPT001_LINE + NPT010_LINE))
     code, out, _ = run(capsys, "--statistics", path)
     assert code == 1
-    assert "    2  NPT001  " in out and "    1  NPT003  " in out
+    assert "    2  NPT001  " in out and "    1  NPT010  " in out
 
 
 def test_noqa_silences_a_code_or_all_codes_but_not_others(write, capsys):
@@ -102,19 +102,19 @@ def test_folders_are_walked_and_tool_folders_skipped(write, capsys, tmp_path):
 
 
 def test_config_select_exclude_and_per_file_ignores(write, capsys, tmp_path, monkeypatch):
-    write("pyproject.toml", '[tool.np2torch-lint]\nselect = ["NPT001", "NPT003"]\nexclude = ["generated"]\n'
+    write("pyproject.toml", '[tool.np2torch-lint]\nselect = ["NPT001", "NPT010"]\nexclude = ["generated"]\n'
                             '[tool.np2torch-lint.per-file-ignores]\n"tests/*" = ["NPT001"]\n')
-    write("src/a.py", GRAD + NPT001_LINE + NPT003_LINE)
-    write("tests/test_a.py", GRAD + NPT001_LINE + NPT003_LINE)
+    write("src/a.py", GRAD + NPT001_LINE + NPT010_LINE)
+    write("tests/test_a.py", GRAD + NPT001_LINE + NPT010_LINE)
     write("generated/b.py", GRAD + NPT001_LINE)
     monkeypatch.chdir(tmp_path)
     code, out, _ = run(capsys, ".")
     found = sorted((Path(line.split(":")[0]).as_posix(), line.split()[1]) for line in out.splitlines())
-    assert found == [("src/a.py", "NPT001"), ("src/a.py", "NPT003"), ("tests/test_a.py", "NPT003")]
+    assert found == [("src/a.py", "NPT001"), ("src/a.py", "NPT010"), ("tests/test_a.py", "NPT010")]
     # an excluded file named explicitly is still linted, as in ruff
     assert "generated/b.py" in run(capsys, "generated/b.py")[1]
     # the command line wins over the file
-    assert {line.split()[1] for line in run(capsys, "--select", "NPT003", "src")[1].splitlines()} == {"NPT003"}
+    assert {line.split()[1] for line in run(capsys, "--select", "NPT010", "src")[1].splitlines()} == {"NPT010"}
 
 
 def test_explicit_config_file_and_bad_config(write, capsys, tmp_path):

@@ -39,7 +39,8 @@ def codes_reported(capsys, *argv: str) -> list[str]:
 
 
 def test_every_rule_fires_on_the_sample(project, capsys):
-    assert codes_reported(capsys) == ["NPT001", "NPT002", "NPT003", "NPT004", "NPT005"]
+    assert codes_reported(capsys) == ["NPT001", "NPT002", "NPT004", "NPT005"]  # NPT003 is opt-in
+    assert codes_reported(capsys, "--extend-select", "NPT003") == ["NPT001", "NPT002", "NPT003", "NPT004", "NPT005"]
 
 
 @pytest.mark.parametrize(("toml", "message"), [
@@ -50,7 +51,7 @@ def test_every_rule_fires_on_the_sample(project, capsys):
     ("[tool.np2torch-lint]\nselect = [1]\n",
      f"{TABLE} select: expected rule codes (like NPT001, or a prefix like NPT), got an integer (1)"),
     ('[tool.np2torch-lint]\nselect = ["NPT999"]\n',
-     f'{TABLE} select: no rule matches "NPT999"; known rules: ' + ', '.join(f'NPT00{n}' for n in range(1, 9))),
+     f'{TABLE} select: no rule matches "NPT999"; known rules: ' + ', '.join(f'NPT{n:03}' for n in range(1, 11))),
     ('[tool.np2torch-lint]\nignore = ["npt-1"]\n',
      f'{TABLE} ignore: "npt-1" is not a rule code (like NPT001, or a prefix like NPT)'),
     ('[tool.np2torch-lint]\nper-file-ignores = { "a.py" = 1 }\n',
@@ -163,7 +164,7 @@ def test_an_empty_select_in_the_file_is_refused_like_an_empty_select_on_the_comm
 
 def test_an_empty_ignore_in_the_file_ignores_nothing(project, capsys):
     project("[tool.np2torch-lint]\nignore = []\n")
-    assert codes_reported(capsys) == ["NPT001", "NPT002", "NPT003", "NPT004", "NPT005"]
+    assert codes_reported(capsys) == ["NPT001", "NPT002", "NPT004", "NPT005"]  # NPT003 is opt-in, not ignored
 
 
 @pytest.mark.parametrize("value", ["[" * 5000 + "]" * 5000, "{a = " * 5000 + "1" + "}" * 5000])

@@ -106,7 +106,7 @@ def test_a_cast_to_the_dtype_a_fix_asks_for_is_folded(style):
 
 def legacy_fix(text: str, style: FixStyle = FixStyle.INLINE):
     findings = analyse_text("import numpy as np\nimport torch\n" + text, "x.py", style=style).findings
-    (finding,) = [f for f in findings if f.code == "NPT003"]
+    (finding,) = [f for f in findings if f.code == "NPT009"]
     return finding.fix
 
 

@@ -73,12 +73,12 @@ def _lines_of_fixable_findings(text: str, path: Path, style: FixStyle, unsafe: b
 def test_safe_fixes_only_by_default_and_unsafe_on_request(tmp_path, capsys):
     path = tmp_path / "mixed.py"
     path.write_text("import numpy as np\nimport torch\nw = torch.ones(2, requires_grad=True)\nw.numpy()\n"
-                    "t = torch.tensor(np.zeros(3, dtype=np.float32))\n")
-    assert fix_main(["--fix-style", "inline", str(path)]) == 1  # NPT003 is left
+                    "t = torch.tensor(np.zeros(3)).float()\n")
+    assert fix_main(["--fix-style", "inline", str(path)]) == 1  # NPT010 is left
     assert "w.detach().numpy()" in path.read_text() and "torch.tensor(" in path.read_text()
     assert capsys.readouterr().err.strip().endswith("fixed 1 finding in 1 file, 1 left")
     assert fix_main(["--fix-style", "inline", "--unsafe-fixes", str(path)]) == 1  # changed a file
-    assert "torch.as_tensor(np.zeros(3, dtype=np.float32))" in path.read_text()
+    assert "torch.as_tensor(np.zeros(3)).float()" in path.read_text()
     assert fix_main(["--fix-style", "inline", "--unsafe-fixes", str(path)]) == 0  # nothing left
     assert capsys.readouterr().err.strip().endswith("fixed 0 findings in 0 files, 0 left")
 

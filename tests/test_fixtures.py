@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from np2torch_lint.cli import lint_paths
-from np2torch_lint.config import load_settings
+from np2torch_lint.config import RuleSelection, Settings, load_settings
+from np2torch_lint.rules import RULES, RULES_BY_CODE
 
 from helpers import FIXTURES, REPO, expected_findings, run_command
+
+
+OPT_IN = ",".join(rule.code for rule in RULES if not rule.default)
+
+
+def every_rule(settings: Settings) -> Settings:
+    """The settings with every rule selected, the opt-in ones too: each fixture marks all it expects."""
+    return dataclasses.replace(settings, selections=(*settings.selections, RuleSelection(select=tuple(RULES_BY_CODE))))
+
 
 FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))  # one per rule
 ANALYSIS_FIXTURES = sorted((FIXTURES / "analysis").glob("*.py"))  # one per capability of the analysis
@@ -27,7 +38,7 @@ def test_there_is_a_fixture_for_every_rule():
 def test_findings_match_inline_expectations(path: Path):
     # the repository's settings: the fixtures are examples, not one program, so they are not part of the project
     # (one of them changes torch's default dtype, which would change what all the others mean)
-    diagnostics, errors = lint_paths([str(path)], load_settings(REPO / "pyproject.toml"))
+    diagnostics, errors = lint_paths([str(path)], every_rule(load_settings(REPO / "pyproject.toml")))
     assert errors == []
     found = Counter((d.line, d.code) for d in diagnostics)
     expected = expected_findings(path)
@@ -59,8 +70,8 @@ def test_analysis_fixtures_hold_at_least_sixty_negative_cases():
 
 
 def test_cli_and_flake8_report_the_same_on_every_fixture():
-    lint = run_command("np2torch-lint", "fixtures/")
-    flake8 = run_command("flake8", "--select", "NPT", "fixtures/")
+    lint = run_command("np2torch-lint", "--extend-select", OPT_IN, "fixtures/")
+    flake8 = run_command("flake8", "--select", "NPT", "--extend-select", OPT_IN, "fixtures/")
     assert lint.returncode == 1, lint.stderr
     assert lint.stderr == b""
     lint_lines = sorted(lint.stdout.decode().splitlines())

@@ -149,13 +149,14 @@ def test_np2torch_fix_writes_the_notebook_and_diff_shows_cells(tmp_path, capsys)
     path = tmp_path / "nb.ipynb"
     shutil.copy(REPO / "tests" / "data" / "notebooks" / "replay_buffer.ipynb", path)
     before = path.read_bytes()
-    assert fix_main(["--diff", "--unsafe-fixes", str(path)]) == 1
+    # cell 4's torch.FloatTensor(rows[:, :STATES]) is the opt-in NPT009's
+    assert fix_main(["--diff", "--unsafe-fixes", "--extend-select", "NPT009", str(path)]) == 1
     out = capsys.readouterr().out
     assert f"--- {path}:cell 2\n+++ {path}:cell 2\n" in out and f"+++ {path}:cell 4\n" in out
     assert "+from np2torch_lint.runtime import from_numpy, to_numpy\n" in out
     assert path.read_bytes() == before
-    assert fix_main(["--unsafe-fixes", str(path)]) == 1
-    assert path.read_bytes() != before and main([str(path)]) == 0
+    assert fix_main(["--unsafe-fixes", "--extend-select", "NPT009", str(path)]) == 1
+    assert path.read_bytes() != before and main(["--extend-select", "NPT009", str(path)]) == 0
 
 
 @pytest.mark.parametrize(("content", "reason"), [

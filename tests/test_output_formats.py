@@ -26,7 +26,7 @@ from helpers import FIXTURES, REPO, apply_edits, run_main
 GOLDEN = REPO / "tests" / "data" / "golden"
 SARIF_SCHEMA = REPO / "tests" / "data" / "sarif-schema-2.1.0.json"
 BAD = ("import numpy as np\nimport torch\nw = torch.ones(3, requires_grad=True)\nw.numpy()\n"
-       "t = torch.tensor(np.zeros(3, dtype=np.float32))\n")
+       "t = torch.tensor(np.zeros(3)).float()\n")
 
 
 def lint(capsys, *argv: str) -> tuple[int, str, str]:
@@ -50,7 +50,7 @@ def test_concise_is_one_flake8_line_per_finding_and_show_fixes_adds_the_fix(writ
     code, out, _ = lint(capsys, str(path))
     assert code == 1
     assert [re.match(r"^(.+):(\d+):(\d+): (NPT\d{3}) ", line).group(2, 4) for line in out.splitlines()] == [
-        ("4", "NPT001"), ("5", "NPT003")]
+        ("4", "NPT001"), ("5", "NPT010")]
     _, out, _ = lint(capsys, "--show-fixes", str(path))
     assert out.splitlines()[1] == "    fix (safe): Convert with to_numpy()"
     assert out.splitlines()[3].startswith("    fix (unsafe, needs --unsafe-fixes): ")
@@ -165,7 +165,7 @@ def test_gitlab_report_has_code_quality_fields_and_stable_fingerprints(write, ca
     _, out, _ = lint(capsys, "--output-format", "gitlab", "src")
     issues = json.loads(out)
     assert [(issue["check_name"], issue["location"]["lines"]["begin"]) for issue in issues] == [
-        ("NPT001", 4), ("NPT003", 5), ("NPT001", 6)]
+        ("NPT001", 4), ("NPT010", 5), ("NPT001", 6)]
     assert all(issue["location"]["path"] == "src/a.py" and issue["severity"] == "major"
                and issue["description"].startswith(issue["check_name"]) for issue in issues)
     assert len({issue["fingerprint"] for issue in issues}) == 3  # the two identical lines differ too
@@ -192,10 +192,13 @@ def test_sarif_is_valid_against_the_official_schema_and_describes_every_rule(wri
     rules = run["tool"]["driver"]["rules"]
     assert [rule["id"] for rule in rules] == list(RULES_BY_CODE)
     for rule in rules:
-        assert rule["name"] == RULES_BY_CODE[rule["id"]].NAME
+        assert rule["name"] == RULES_BY_CODE[rule["id"]].name
         assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"]
-        assert rule["help"]["markdown"].startswith(f"# {rule['id']}: ")
-        assert rule["helpUri"].endswith(f"/{rule['id']}.md")
+        assert rule["help"]["markdown"] == (REPO / "docs" / "rules" / f"{rule['id']}.md").read_text(encoding="utf-8")
+        assert rule["defaultConfiguration"]["enabled"] is RULES_BY_CODE[rule["id"]].default
+    # no [project.urls] address: no links at all (a file: URI into the installed package opens nowhere else)
+    assert "helpUri" not in json.dumps(rules) and "informationUri" not in run["tool"]["driver"]
+    assert "file:" not in json.dumps(run["tool"])
     results = run["results"]
     first = results[0]
     assert first["ruleId"] == "NPT001" and rules[first["ruleIndex"]]["id"] == "NPT001"
@@ -253,15 +256,15 @@ def test_statistics_replace_the_findings_as_a_table_or_as_json(write, capsys):
     path = str(write("bad.py", BAD + "w.numpy()\n"))
     code, out, err = lint(capsys, "--statistics", path)
     assert code == 1 and err == ""
-    assert out.splitlines() == [f"    2  NPT001  {RULES_BY_CODE['NPT001'].SUMMARY}",
-                                f"    1  NPT003  {RULES_BY_CODE['NPT003'].SUMMARY}"]
+    assert out.splitlines() == [f"    2  NPT001  {RULES_BY_CODE['NPT001'].summary}",
+                                f"    1  NPT010  {RULES_BY_CODE['NPT010'].summary}"]
     code, out, err = lint(capsys, "--statistics", "--output-format", "json", path)
     assert code == 1 and err == ""
     assert json.loads(out) == [
         {"code": "NPT001", "name": "numpy-on-grad-tensor", "count": 2, "fixable": 2,
-         "summary": RULES_BY_CODE["NPT001"].SUMMARY},
-        {"code": "NPT003", "name": "torch-tensor-copies-ndarray", "count": 1, "fixable": 0,
-         "summary": RULES_BY_CODE["NPT003"].SUMMARY}]
+         "summary": RULES_BY_CODE["NPT001"].summary},
+        {"code": "NPT010", "name": "torch-tensor-copies-then-casts", "count": 1, "fixable": 0,
+         "summary": RULES_BY_CODE["NPT010"].summary}]
     _, lines, _ = lint(capsys, "--statistics", "--output-format", "json-lines", path)
     assert [json.loads(line) for line in lines.splitlines()] == json.loads(out)
 

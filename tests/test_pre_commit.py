@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -66,3 +67,54 @@ def test_the_hooks_apply_the_configurations_excludes_to_the_files_pre_commit_pas
     subprocess.run(["git", "add", "."], cwd=work, check=True, env=env)
     check = try_repo(work, env, "np2torch-lint", "generated/bad.py")
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def fixing_doc_yaml_blocks() -> list[str]:
+    section = (REPO / "docs" / "fixing.md").read_text(encoding="utf-8").split("## pre-commit", 1)[1]
+    return re.findall(r"```yaml\n(.*?)```", section.split("\n## ", 1)[0], re.S)
+
+
+def test_the_documented_local_hooks_work_as_written(tmp_path):
+    work = tmp_path / "work"
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"),
+           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    subprocess.run(["git", "init", "-q", str(work)], check=True, env=env)
+    (work / ".pre-commit-config.yaml").write_text(fixing_doc_yaml_blocks()[0], encoding="utf-8")
+    (work / "bad.py").write_text(BAD)
+    subprocess.run(["git", "add", "."], cwd=work, check=True, env=env)
+    run = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=work, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1 and "files were modified by this hook" in run.stdout, run.stdout + run.stderr
+    assert "print(to_numpy(w))" in (work / "bad.py").read_text()
+
+
+def test_the_documented_repository_hooks_pin_a_commit_with_autoupdate(tmp_path):
+    """The repository has no release tag: ``rev: HEAD``, then ``pre-commit autoupdate`` writes the commit."""
+    config = fixing_doc_yaml_blocks()[1]
+    assert "rev: HEAD" in config and "/path/to/np2torch-lint" in config
+    work = tmp_path / "work"
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
+    subprocess.run(["git", "init", "-q", str(work)], check=True, env=env)
+    (work / ".pre-commit-config.yaml").write_text(config.replace("/path/to/np2torch-lint", str(REPO)),
+                                                  encoding="utf-8")
+    update = subprocess.run([sys.executable, "-m", "pre_commit", "autoupdate"], cwd=work, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert update.returncode == 0, update.stdout + update.stderr
+    rev = re.search(r"rev: (\S+)", (work / ".pre-commit-config.yaml").read_text()).group(1)
+    tags = subprocess.run(["git", "-C", str(REPO), "tag"], capture_output=True, text=True).stdout.split()
+    assert rev in tags or re.fullmatch(r"[0-9a-f]{40}", rev), rev
+    assert subprocess.run(["git", "-C", str(REPO), "cat-file", "-e", rev], env=env).returncode == 0
+
+
+def test_the_hooks_describe_every_rule():
+    from np2torch_lint.rules import RULES
+
+    manifest = (REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    descriptions = re.findall(r"description: (.*)", manifest)
+    assert len(descriptions) == 2
+    for description in descriptions:
+        default, opt_in = description.split("; the opt-in ")
+        named = {f"NPT{n:03}" for first, last in re.findall(r"NPT(\d+)(?:-NPT(\d+))?", default)
+                 for n in range(int(first), int(last or first) + 1)}
+        assert named == {rule.code for rule in RULES if rule.default}
+        assert {rule.code for rule in RULES if not rule.default} == set(re.findall(r"NPT\d+", opt_in))

@@ -33,8 +33,8 @@ def test_rule_all_is_a_table_of_every_rule(capsys):
     code, out, err = run_main(main, capsys, "rule", "--all")
     lines = out.splitlines()
     assert (code, err) == (0, "") and lines[0].split() == ["code", "name", "summary"]
-    assert [line.split()[:2] for line in lines[1:]] == [[c, rule.NAME] for c, rule in RULES_BY_CODE.items()]
-    assert all(line.endswith(rule.SUMMARY) for line, rule in zip(lines[1:], RULES_BY_CODE.values()))
+    assert [line.split()[:2] for line in lines[1:]] == [[c, rule.name] for c, rule in RULES_BY_CODE.items()]
+    assert all(line.endswith(rule.summary) for line, rule in zip(lines[1:], RULES_BY_CODE.values()))
     code, out, _ = run_main(main, capsys, "rule", "--all", "--output-format", "json")
     assert [item["code"] for item in json.loads(out)] == list(RULES_BY_CODE)
     assert json.loads(out)[0]["explanation"] == (DOCS / "NPT001.md").read_text(encoding="utf-8")

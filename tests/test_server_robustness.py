@@ -145,7 +145,8 @@ async def test_shutdown_is_answered_while_a_big_document_is_being_linted():
     config = ClientServerConfig(server_command=SERVER, client_factory=make_client)
     own = await config.start()
     await own.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities()))
-    text = "import torch\nw = torch.ones(2, requires_grad=True)\n" + "w.numpy()\n" * MANY
+    # big enough to be still linting at shutdown however soon the server started (it imports little up front)
+    text = "import torch\nw = torch.ones(2, requires_grad=True)\n" + "w.numpy()\n" * (MANY * 4)
     own.text_document_did_open(types.DidOpenTextDocumentParams(
         types.TextDocumentItem(uri="untitled:big", language_id="python", version=1, text=text)))
     await asyncio.sleep(0.5)  # linting by now

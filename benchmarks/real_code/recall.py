@@ -40,7 +40,9 @@ MIRROR_VARIABLE = "NP2TORCH_MIRROR"
 FALLBACK_MIRROR = Path("/work/.mirror")  # where the session tool `fetch` puts mirrors; used when nothing else is given
 TABLE_FILES = ("projects.toml", "ground_truth.csv")
 
-RULES = ("NPT001", "NPT002", "NPT003", "NPT004", "NPT005", "NPT006", "NPT007", "NPT008")  # a row each, even empty
+RULES = ("NPT001", "NPT002", "NPT003", "NPT004", "NPT005", "NPT006", "NPT007", "NPT008",
+         "NPT009", "NPT010")  # a row each, even empty
+OPT_IN = ("NPT003", "NPT009")  # rules outside the default selection: scored too, so selected for the run
 VERDICTS = ("bug", "not-a-bug", "unknown")
 # Where the evidence for a verdict sits, from the cheapest for an analysis to follow to the dearest.
 EVIDENCE_CATEGORIES = ("local", "call-in-file", "annotation", "module-attribute", "library-model",
@@ -175,7 +177,8 @@ def run_linter(project_dir: Path) -> tuple[list[dict[str, object]], list[str]]:
     """This checkout's findings as JSON objects, and the lines it wrote on stderr (files it could not read)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CHECKOUT), env.get("PYTHONPATH")]))
-    result = subprocess.run([sys.executable, "-m", "np2torch_lint", "--output-format", "json", "--exit-zero", "."],
+    result = subprocess.run([sys.executable, "-m", "np2torch_lint", "--output-format", "json", "--exit-zero",
+                             "--extend-select", ",".join(OPT_IN), "."],
                             cwd=project_dir, env=env, capture_output=True, text=True)
     try:
         parsed = json.loads(result.stdout or "[]")

@@ -15,6 +15,11 @@ from pathlib import Path
 from .findings import AuditFinding
 
 
+#: what the audit reports under one code, the linter reports under several: a legacy constructor's cast is NPT009's,
+#: a copy of NumPy's float64 cast again NPT010's
+STATIC_CODES = {"NPT003": ("NPT003", "NPT009", "NPT010")}
+
+
 def static_marks(findings: list[AuditFinding]) -> dict[tuple[str, str, int], bool | None]:
     """(code, filename, line) -> whether np2torch-lint reports it (None: the file could not be linted)."""
     from ..config import ConfigError, find_pyproject, load_settings
@@ -43,5 +48,7 @@ def static_marks(findings: list[AuditFinding]) -> dict[tuple[str, str, int], boo
                 marks[key] = None
             else:
                 last = finding.site.end_line or finding.line
-                marks[key] = any(start <= last and finding.line <= end for start, end in spans.get(finding.code, ()))
+                marks[key] = any(start <= last and finding.line <= end
+                                 for code in STATIC_CODES.get(finding.code, (finding.code,))
+                                 for start, end in spans.get(code, ()))
     return marks

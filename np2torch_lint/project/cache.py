@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
+import os
 from functools import cache
 from pathlib import Path
 
@@ -40,8 +40,6 @@ _GITIGNORE = "# written by np2torch-lint: its cache is never committed\n*\n"
 _CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
                  "# This file is a cache directory tag created by np2torch-lint.\n")
 
-
-_log = logging.getLogger("np2torch_lint.cache")
 
 _CODE_PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -76,7 +74,9 @@ def digest_of(exported: dict) -> str:
 @cache
 def code_digest() -> str:
     """A digest of np2torch-lint's own code: the RECORD of the wheel it was installed from (which holds each file's
-    digest), else every module and library model of the package (a source checkout), by path and content."""
+    digest), else every module and library model of the package (a source checkout) by path, size and time of last
+    change: an edit or a checkout of another commit changes the time, and reading the stat of each file costs a
+    tenth of reading the files (start-up time)."""
     for record in _CODE_PACKAGE.parent.glob("np2torch_lint-*.dist-info/RECORD"):
         try:
             text = record.read_text(encoding="utf-8")
@@ -84,11 +84,15 @@ def code_digest() -> str:
             break
         if "\nnp2torch_lint/__init__.py," in f"\n{text}":  # this folder's package, not an editable install's
             return digest(text)[:16]
-    hasher = hashlib.sha256()
-    for path in sorted([*_CODE_PACKAGE.rglob("*.py"), *_CODE_PACKAGE.rglob("*.toml")]):
-        if "__pycache__" not in path.parts:
-            hasher.update(path.relative_to(_CODE_PACKAGE).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return hasher.hexdigest()[:16]
+    stats = []
+    for folder, subfolders, names in os.walk(_CODE_PACKAGE):
+        subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+        for name in names:
+            if name.endswith((".py", ".toml")):
+                path = os.path.join(folder, name)
+                stat = os.stat(path)
+                stats.append(f"{os.path.relpath(path, _CODE_PACKAGE)}\0{stat.st_size}\0{stat.st_mtime_ns}")
+    return digest("\n".join(sorted(stats)))[:16]
 
 
 def settings_key(*parts: object) -> str:
@@ -180,8 +184,11 @@ class Cache:
 
     def _refuse(self, path: Path, file: Path, problem: str) -> None:
         """An entry that does not fit: logged once, and not read again this run (the next ``update`` rewrites it)."""
+        import logging  # only here: a run that trusts its cache never pays for the logging module (start-up time)
+
         self._refused.add(path)
-        _log.info("np2torch-lint: ignored the cache entry of %s (%s): %s; it is written anew", path, file, problem)
+        logging.getLogger("np2torch_lint.cache").info(
+            "np2torch-lint: ignored the cache entry of %s (%s): %s; it is written anew", path, file, problem)
         return None
 
     def update(self, path: Path, content: str, write: bool = True, **fields: object) -> None:

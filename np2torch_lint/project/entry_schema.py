@@ -8,50 +8,60 @@ checker deeper than the schema goes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+# Plain classes, not dataclasses: every run that reads the cache imports this module, and a dataclass's generated
+# methods cost more to make than the rest of the module (start-up time). A schema is never compared or printed.
 
 
 class SchemaError(ValueError):
     """Data that does not fit its schema; the message says where (``result.diagnostics[3].line``) and why."""
 
 
-@dataclass(frozen=True)
 class Exactly:
-    value: object
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
 
 
-@dataclass(frozen=True)
 class Choice:
-    values: tuple[object, ...]
+    __slots__ = ("values",)
+
+    def __init__(self, values: tuple[object, ...]) -> None:
+        self.values = values
 
 
-@dataclass(frozen=True)
 class Optional:
     """None, or what ``schema`` says."""
 
-    schema: object
+    __slots__ = ("schema",)
+
+    def __init__(self, schema: object) -> None:
+        self.schema = schema
 
 
-@dataclass(frozen=True)
 class ListOf:
     """A list of items, each what ``item`` says; of ``length`` items when given (``[line, column]``: 2)."""
 
-    item: object
-    length: int | None = None
+    __slots__ = ("item", "length")
+
+    def __init__(self, item: object, length: int | None = None) -> None:
+        self.item, self.length = item, length
 
 
-@dataclass(frozen=True)
 class MapOf:
-    key: object
-    value: object
+    __slots__ = ("key", "value")
+
+    def __init__(self, key: object, value: object) -> None:
+        self.key, self.value = key, value
 
 
-@dataclass(frozen=True)
 class Record:
     """An object with every ``required`` key, maybe some ``optional`` ones, and no others."""
 
-    required: dict[str, object]
-    optional: dict[str, object] = field(default_factory=dict)
+    __slots__ = ("required", "optional")
+
+    def __init__(self, required: dict[str, object], optional: dict[str, object] | None = None) -> None:
+        self.required, self.optional = required, optional or {}
 
 
 #: a 1-based line or column

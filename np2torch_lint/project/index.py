@@ -18,17 +18,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from ..analysis import Analyzer
-from ..analysis.exported import decode_names
-from ..analysis.facts import Facts
-from ..analysis.models import Models
-from ..analysis.values import Kind, Value
 from ..files import SourceError, read_source
 from .cache import Cache, digest, digest_of
 from .modules import ModuleFiles, absolute_module, imported_modules, strongly_connected
 
+# The analysis (and LibCST) is imported where a module is analysed or a summary read: a run answered from the cache
+# needs neither.
 if TYPE_CHECKING:
     import libcst
+
+    from ..analysis.facts import Facts
+    from ..analysis.models import Models
+    from ..analysis.values import Value
 
 #: the prefix of a result's dependency on another module's text (its function bodies were read), not its summary
 TEXT_DEPENDENCY = "text:"
@@ -100,6 +101,8 @@ class ModuleSummary:
     @property
     def names(self) -> dict[str, Value]:
         if self._names is None:
+            from ..analysis.exported import decode_names
+
             self._names = decode_names(self.data, self.path)
         return self._names
 
@@ -319,6 +322,8 @@ class Project:
         project facts), the analysis of a file this run lints is kept for its turn, unless a module it imports was
         still being summarised (which its turn would see summarised): the turn would see the same summaries and
         find the same."""
+        from ..analysis import Analyzer
+
         link = self.link(path)
         analyzer = Analyzer(self.models, link)
         facts = analyzer.analyze(tree)
@@ -516,6 +521,8 @@ class ModuleLink:
         return summary
 
     def _member(self, qualname: str) -> Value | None:
+        from ..analysis.values import Kind
+
         files = self.project.files
         if files.path_of(qualname, self.path.parent) is not None:
             return None  # ``pkg.sub`` is a module itself: it stays a name; its members are looked up
@@ -538,6 +545,7 @@ class ModuleLink:
 
 def _member_of(value: Value, name: str) -> Value | None:
     from ..analysis.definitions import ClassInfo
+    from ..analysis.values import Kind, Value
 
     info = value.definition
     if not isinstance(info, ClassInfo):

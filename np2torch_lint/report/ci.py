@@ -9,7 +9,7 @@ import json
 from collections import Counter
 from typing import TextIO
 
-from ..edits import source_lines
+from ..text_edits import source_lines
 from .model import Report, ReportOptions, relative_posix_path
 
 

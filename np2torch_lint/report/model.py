@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, TextIO
 
 from ..diagnostics import Applicability, Diagnostic, Fix
-from ..edits import TextEdit
+from ..text_edits import TextEdit
 
 
 @dataclass(frozen=True, slots=True)

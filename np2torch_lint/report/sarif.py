@@ -1,5 +1,6 @@
-"""SARIF 2.1.0, for code-scanning services: every rule described under ``tool.driver.rules`` (its page included as
-``help``), each finding a result with its region and, where it has one, its fix as replacements.
+"""SARIF 2.1.0, for code-scanning services: every rule described under ``tool.driver.rules`` (its page's text as
+``help``, a link to it only where ``[project.urls]`` gives a public address: ``rule_pages``), each finding a result
+with its region and, where it has one, its fix as replacements.
 
 Columns count code points (``columnKind``), as the other formats' do; paths inside the current folder are given
 relative to it (``%SRCROOT%``), others as absolute file URIs. A file that could not be parsed is a result without
@@ -11,35 +12,30 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TextIO
-from urllib.parse import quote
+from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
-from ..rule_pages import all_rules, page_uri
+from ..rules import RULES_BY_CODE
 from .model import Report, ReportOptions, Reported, Unparsed, relative_posix_path
+
+if TYPE_CHECKING:
+    from ..rule_pages import RuleInfo
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SOURCE_ROOT = "%SRCROOT%"
 
 
 def write_sarif(report: Report, stream: TextIO, options: ReportOptions) -> None:
+    from ..rule_pages import all_rules, home_url  # the pages, read only for this format
+
     rules = all_rules()
     index = {rule.code: position for position, rule in enumerate(rules)}
+    driver: dict[str, object] = {"name": options.tool_name, "version": __version__}
+    if home_url():
+        driver["informationUri"] = home_url()
+    driver["rules"] = [_rule_descriptor(rule) for rule in rules]
     run = {
-        "tool": {"driver": {
-            "name": options.tool_name,
-            "version": __version__,
-            "informationUri": page_uri(rules[0].code).rsplit("/", 1)[0] + "/",
-            "rules": [{
-                "id": rule.code,
-                "name": rule.name,
-                "shortDescription": {"text": rule.summary},
-                "fullDescription": {"text": rule.lead},
-                "help": {"text": rule.page, "markdown": rule.page},
-                "helpUri": page_uri(rule.code),
-                "defaultConfiguration": {"level": "error"},
-            } for rule in rules],
-        }},
+        "tool": {"driver": driver},
         "columnKind": "unicodeCodePoints",
         "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path.cwd().as_uri() + "/"}},
         "results": [*(_result(item, index) for item in report.findings), *map(_unparsed_result, report.unparsed)],
@@ -48,7 +44,25 @@ def write_sarif(report: Report, stream: TextIO, options: ReportOptions) -> None:
     stream.write("\n")
 
 
+def _rule_descriptor(rule: RuleInfo) -> dict[str, object]:
+    from ..rule_pages import page_url
+
+    descriptor: dict[str, object] = {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.lead},
+        "help": {"text": rule.page, "markdown": rule.page},
+        "defaultConfiguration": {"level": "error", "enabled": RULES_BY_CODE[rule.code].default},
+    }
+    if page_url(rule.code):
+        descriptor["helpUri"] = page_url(rule.code)
+    return descriptor
+
+
 def _artifact(filename: str) -> dict[str, str]:
+    from urllib.parse import quote
+
     path = relative_posix_path(filename)
     if os.path.isabs(path):
         return {"uri": Path(path).as_uri()}

@@ -18,8 +18,8 @@ def statistics_rows(report: Report, options: ReportOptions) -> list[dict[str, ob
     """One row per rule with findings, most frequent first: code, name, count, fixable (how many), summary."""
     counts = Counter(item.diagnostic.code for item in report.findings)
     fixable = Counter(item.diagnostic.code for item in report.findings if fix_applies(item.diagnostic.fix, options))
-    return [{"code": code, "name": RULES_BY_CODE[code].NAME, "count": count, "fixable": fixable[code],
-             "summary": RULES_BY_CODE[code].SUMMARY}
+    return [{"code": code, "name": RULES_BY_CODE[code].name, "count": count, "fixable": fixable[code],
+             "summary": RULES_BY_CODE[code].summary}
             for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from ..edits import source_lines
+from ..text_edits import source_lines
 from .model import Report, Reported, ReportOptions, fix_applies, plural
 
 CONTEXT_LINES = 2  # source lines shown above and below a finding in ``full``

@@ -18,8 +18,6 @@ from ..fixes import Edit, FixStyle, numpy_function, prepare_for_numpy
 from ..analysis import Facts
 
 CODE = "NPT001"
-NAME = "numpy-on-grad-tensor"
-SUMMARY = "tensor that may require grad converted to NumPy without .detach()"
 
 
 def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:

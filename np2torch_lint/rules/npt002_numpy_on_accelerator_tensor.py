@@ -18,8 +18,6 @@ from ..fixes import Edit, FixStyle, numpy_function, prepare_for_numpy
 from ..analysis import Facts
 
 CODE = "NPT002"
-NAME = "numpy-on-accelerator-tensor"
-SUMMARY = "tensor that may be on an accelerator converted to NumPy without .cpu()"
 
 
 def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:

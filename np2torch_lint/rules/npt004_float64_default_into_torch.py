@@ -20,13 +20,21 @@ from ..fixes import Edit, FixStyle, sharing_conversion, with_keyword
 from ..analysis import Facts
 
 CODE = "NPT004"
-NAME = "float64-default-into-torch"
-SUMMARY = "NumPy's default float64 becomes a float64 tensor with no dtype decision"
+
+
+def reports(facts: Facts, conversion: cst.Call) -> bool:
+    """Whether this rule reports ``conversion`` (NPT003 then leaves it alone: the fix makes it a cast)."""
+    return _may_report(facts) and conversion in facts.float64_conversions and conversion not in facts.dtype_decided
+
+
+def _may_report(facts: Facts) -> bool:
+    # a program that sets torch's default dtype (here or in another module) may well want float64
+    return not (facts.sets_default_dtype or facts.default_dtype_changed_in)
 
 
 def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:
-    if facts.sets_default_dtype or facts.default_dtype_changed_in:
-        return  # a program that sets torch's default dtype (here or in another module) may well want float64
+    if not _may_report(facts):
+        return
     title = "Convert to float32 (dtype=torch.float32)"
     add_dtype = Fix(Applicability.UNSAFE, title, _with_float32)
     convert_and_cast = Fix(Applicability.UNSAFE, title, _converted_as_float32)

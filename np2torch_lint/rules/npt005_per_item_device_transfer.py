@@ -19,8 +19,6 @@ from ..fixes import Edit, FixStyle, call, keyword, method_call
 from ..analysis import CollectedTransfer, Facts
 
 CODE = "NPT005"
-NAME = "per-item-device-transfer"
-SUMMARY = "per-item .to(device)/.cuda() in a loop where one stacked transfer would do"
 
 
 def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:

@@ -21,10 +21,9 @@ from ..analysis import Facts, NumpyToTensor
 from ..analysis.values import Kind, Value
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, call, rename_call, wrapped_argument
+from ._wording import constructor_name
 
 CODE = "NPT006"
-NAME = "tensor-from-list-of-arrays"
-SUMMARY = "a tensor made from a list of ndarrays, converted element by element instead of stacked"
 
 _SHARING = {"torch.tensor", "torch.as_tensor", "torch.asarray"}  # they take dtype= and device=
 # dtypes a NumPy cast gives exactly as torch's does (torch rounds float64 -> float16 twice, through float32)
@@ -36,7 +35,7 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
         if not (conversion.constructor in _SHARING or _is_legacy(conversion)) or not _is_list_of_arrays(
                 conversion.source):
             continue
-        name = conversion.constructor
+        name = constructor_name(conversion)
         yield Finding(CODE, conversion.node, f"{name}() of a list of ndarrays converts them element by element "
                                              "(torch warns it is extremely slow): stack them with np.stack() first",
                       _fix(conversion, style), conversion.through)

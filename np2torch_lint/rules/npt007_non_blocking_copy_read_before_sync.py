@@ -19,8 +19,6 @@ from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, call, unparenthesized, without_keyword
 
 CODE = "NPT007"
-NAME = "non-blocking-copy-read-before-sync"
-SUMMARY = "host tensor from a non_blocking=True device-to-host copy read before a synchronisation"
 
 
 def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:

@@ -21,10 +21,9 @@ from ..analysis import Facts, NumpyToTensor, device_on_accelerator
 from ..analysis.values import Kind
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, method_call, sharing_conversion, wrapped_argument
+from ._wording import constructor_name
 
 CODE = "NPT008"
-NAME = "negative-stride-array-into-torch"
-SUMMARY = "ndarray with a negative stride (or a read-only one) converted to a tensor"
 
 _CONVERSIONS = {"torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.asarray"}
 _SHARING = {"torch.from_numpy", "torch.as_tensor", "torch.asarray"}
@@ -36,7 +35,7 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
         legacy = conversion.legacy_dtype is not None or bool(conversion.alternatives)
         if source.kind is not Kind.NDARRAY or not (conversion.constructor in _CONVERSIONS or legacy):
             continue
-        name = conversion.constructor
+        name = constructor_name(conversion)
         if source.negative_strides:
             yield Finding(CODE, conversion.node, f"{name}() raises ValueError for an array with a negative stride "
                                                  "(a[::-1], np.flip): make it contiguous with np.ascontiguousarray()",

@@ -108,6 +108,18 @@ def test_compare_marks_each_finding(write, capsys):
     assert [item["properties"]["static"] for item in json.loads(err)] == [False, True]
 
 
+def test_compare_counts_the_linters_own_codes_for_a_copy_that_casts_as_found(write, capsys):
+    # the audit's NPT003 (a copy sharing would avoid) is the linter's NPT009 for a legacy constructor's cast and
+    # NPT010 for a float64 copy cast again
+    script = write("casts.py", "import numpy as np, torch\n"
+                               "cast = torch.Tensor(np.zeros(3))\n"
+                               "copied = torch.tensor(np.zeros(3)).float()\n")
+    status, _, err = audited(capsys, "--compare", "--output-format", "json", str(script))
+    assert status == 1
+    assert [(item["code"], item["line"], item["properties"]["static"]) for item in json.loads(err)] == [
+        ("NPT003", 2, True), ("NPT003", 3, True)]
+
+
 def test_compare_counts_a_finding_silenced_by_noqa_as_found(write, capsys):
     script = write("silenced.py", "import numpy as np, torch\n"
                                   "seen = torch.tensor(np.zeros(3, dtype=np.float32))  # noqa: NPT003\n")

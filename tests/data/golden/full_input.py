@@ -7,7 +7,7 @@ print(w.numpy())
 values = np.asarray(
 	w,
 )
-t = torch.tensor(np.zeros(3, dtype=np.float32))
+t = torch.tensor(np.zeros(3)).float()
 
 
 batch = []

@@ -17,7 +17,7 @@ def evaluate_quietly(model, loader):
 
 def im2tensor(image):
     # train.py passes a float64 image
-    return torch.FloatTensor(image)  # NPT003
+    return torch.FloatTensor(image)  # NPT009
 
 
 def to_numpy(tensor):
