@@ -14,7 +14,7 @@ from typing import Collection
 
 from .add_noqa import add_noqa
 from .diagnostics import Applicability, Diagnostic
-from .engine import parse, run_with_deep_stack
+from .parsing import parse, run_with_deep_stack
 from .files import SourceError
 from .engine import LintContext
 from .fixer import FixError, fix_text

@@ -20,7 +20,8 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from .diagnostics import Applicability, Diagnostic, Finding
-from .engine import LintContext, analyse_on_this_thread, by_position, parse, run_with_deep_stack
+from .engine import LintContext, analyse_on_this_thread, by_position
+from .parsing import parse, run_with_deep_stack
 from .fix_imports import ImportLayout, NameClash, Spelling
 from .files import SourceError
 from .fixes import Edit, FixStyle, without_redundant_cast

@@ -176,7 +176,7 @@ class Linter:
         """One file's result analysed now, and cached (its summary with it, in one write)."""
         project = self.context.project
         assert project is not None
-        from .engine import garbage_collected_after
+        from .parsing import garbage_collected_after
 
         project.linting.add(key[0])
         try:
@@ -291,7 +291,7 @@ def _own_results(linter: Linter, files: list[tuple[str, str]], edits: bool, jobs
     done = len(files) - len(pending)
     if not pending:
         return results  # type: ignore[return-value]
-    from .engine import collector_paused_for_files
+    from .parsing import collector_paused_for_files
 
     if jobs <= 1 or len(pending) < _PARALLEL_AT_LEAST:
         project.linting.update(keys[index][0] for index in pending)

@@ -33,7 +33,7 @@ from pygls.protocol.language_server import lsp_method
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 #: deeper JSON is refused before it is parsed: the parser recurses, and another thread may have raised the
-#: recursion limit for deep code (``engine.run_with_deep_stack``) past what this thread's stack holds
+#: recursion limit for deep code (``parsing.run_with_deep_stack``) past what this thread's stack holds
 MAX_NESTING = 100
 _CONTENT_LENGTH = re.compile(rb"content-length:[ \t]*(\d+)[ \t]*\r?\n\Z", re.IGNORECASE)
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)

@@ -8,7 +8,7 @@ import os
 import jsonschema
 import pytest
 
-from np2torch_lint import engine
+from np2torch_lint import engine, parsing
 from np2torch_lint.cli import main
 
 from helpers import REPO
@@ -101,7 +101,7 @@ def test_pathological_nesting_gets_a_message_not_a_crash(write, capsys, source):
     ("x = [" + ", ".join(f"o.a{i}.b.c" for i in range(200)) + "]\n", True),  # many dots: checked, to be safe
 ])
 def test_only_long_stretches_with_many_nesting_tokens_get_a_second_parse(stretch, checked):
-    assert engine._could_hide_deep_code("import torch\n" + stretch) is checked
+    assert parsing._could_hide_deep_code("import torch\n" + stretch) is checked
 
 
 def test_moderately_deep_valid_code_is_still_linted(write, capsys):

@@ -271,3 +271,16 @@ def test_flake8_reports_what_other_modules_calls_find_as_the_command_line_does()
     flake8 = run_command("flake8", "--select", "NPT,NPT009", ".", cwd=CALLERS)  # as the project selects
     assert sorted(cli.stdout.decode().splitlines()) == sorted(flake8.stdout.decode().splitlines())
     assert b"evaluation.py:9:28: NPT001" in flake8.stdout
+
+
+def test_the_analysis_of_one_file_needs_no_module_that_drives_whole_runs():
+    # project/ and analysis/ parse through parsing.py; importing engine (which imports project) made a cycle
+    import ast as python_ast
+
+    package = REPO / "np2torch_lint"
+    importing_the_engine = []
+    for path in [*(package / "project").glob("*.py"), *(package / "analysis").glob("*.py"), package / "parsing.py"]:
+        for node in python_ast.walk(python_ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, python_ast.ImportFrom) and (node.module or "").split(".")[-1] in ("engine", "jobs"):
+                importing_the_engine.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert importing_the_engine == []

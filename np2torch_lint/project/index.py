@@ -347,7 +347,7 @@ class Project:
     def _parsed(self, path: Path, text: str) -> libcst.Module:
         """A module parsed before its turn (for an importer, or for the project facts); a file this run will lint
         keeps its tree for then."""
-        from ..engine import could_have_findings, parse  # the engine imports this module
+        from ..parsing import could_have_findings, parse
 
         kept = self._trees.get(path)
         if kept is not None and kept[0] == text:
