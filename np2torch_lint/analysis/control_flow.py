@@ -50,10 +50,13 @@ class ControlFlowMixin:
                 body_scope = incoming.copy()
                 body_scope.names.update(when_true)
                 self.scope = body_scope
+                branch_test = self.device_test(branch.test)
                 if outcome is False:
                     self.read_unreachable(lambda: self._suite(branch.body))
                 else:
+                    returns_before = len(self.returns) if self.returns is not None else 0
                     self._suite(branch.body)
+                    self._returned_under(branch_test, True, returns_before)
                     if not ends_abruptly(branch.body):
                         reaching.append(body_scope)
                 else_scope = incoming.copy()
@@ -68,7 +71,9 @@ class ControlFlowMixin:
                         self.read_unreachable(lambda: self._visit(orelse))
                 else:
                     if isinstance(orelse, cst.Else):
+                        returns_before = len(self.returns) if self.returns is not None else 0
                         self._suite(orelse.body)
+                        self._returned_under(branch_test, False, returns_before)
                     if orelse is None or not ends_abruptly(orelse.body):
                         reaching.append(else_scope)
                 branch = None
@@ -89,6 +94,20 @@ class ControlFlowMixin:
                     marked = under_device_test(value, when_true, when_false, *tested)
                     self.device_tests_noted = self.device_tests_noted or marked is not value
                     before.names[name] = marked
+
+    def _returned_under(self, tested: tuple[str, bool] | None, holds: bool, returns_before: int) -> None:
+        """What a branch of ``if <device test>`` returns has what it has of an accelerator only where the branch
+        runs: ``if torch.cuda.is_available(): return x.cuda()`` (``Value.device_test``), so that a caller's later
+        ``if torch.cuda.is_available(): ... else: x.numpy()`` knows ``x`` is on the host there."""
+        if tested is None or self.returns is None:
+            return
+        key, positive = tested
+        where = key if positive == holds else f"not:{key}"
+        for index in range(returns_before, len(self.returns)):
+            value = self.returns[index]
+            if value.device_test is None and has_a_device_fact(value):
+                self.returns[index] = value.but(device_test=where)
+                self.device_tests_noted = True
 
     def device_test(self, test: cst.BaseExpression) -> tuple[str, bool] | None:
         """The device test an ``if`` test is, and whether it says it is true (False: ``not use_cuda``):

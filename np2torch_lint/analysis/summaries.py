@@ -44,6 +44,8 @@ class SummariesMixin:
             self.facts, self.silent = self._fresh_facts(), True
         self.returns, self.yields = [], []
         _mark_parameters(info, scope)
+        if not self.device_tests_noted and any(value.device_test is not None for value in scope.names.values()):
+            self.device_tests_noted = True  # a caller's argument holds something only under a device test
         pending_start = len(self.pending_bodies)
         try:
             if isinstance(info.node, cst.Lambda):
