@@ -144,6 +144,8 @@ class SummariesMixin:
                 result = result.but(requires_grad=False)
             return result, None
         bound = self._bound_arguments(info, args, receiver)
+        if info.module is None:
+            info.called_in_modes.add(self.grad_enabled)
         grad_enabled = self.grad_enabled if info.grad_enabled is None else info.grad_enabled
         key = (info, grad_enabled, tuple(bound.items()))
         cached = self.summaries.get(key)
