@@ -231,6 +231,9 @@ class ControlFlowMixin:
                 # ``original_image is not None`` where it is None on every path (a default the call left)
                 is_none = self.eval_quietly(test.left).kind is Kind.NONE
                 return (True if isinstance(operator, cst.Is) else False) if is_none else None
+            same_dtype = self._dtype_comparison(test.left, test.comparisons[0].comparator)
+            if same_dtype is not None:  # ``x.dtype is torch.float32`` of a tensor whose dtype is known
+                return same_dtype == isinstance(operator, (cst.Is, cst.Equal))
             if not isinstance(operator, (cst.Equal, cst.NotEqual)):
                 return None
             left, right = self.eval_quietly(test.left), self._literal_string(test.comparisons[0].comparator)
@@ -246,6 +249,19 @@ class ControlFlowMixin:
             return True
         kinds = {narrowed.kind, current.kind}
         return False if len(kinds & _EXCLUSIVE_KINDS) == 2 else None
+
+    def _dtype_comparison(self, left: cst.BaseExpression, right: cst.BaseExpression) -> bool | None:
+        """Whether ``t.dtype`` (``left``) is the torch dtype ``right`` names, where the tensor's dtype is known."""
+        if not (isinstance(left, cst.Attribute) and left.attr.value == "dtype"):
+            return None
+        named = self.eval_quietly(right)
+        if named.kind is not Kind.REF or not (named.qualname or "").startswith("torch."):
+            return None
+        wanted = self._dtype_of_value(named)
+        tensor = self.eval_quietly(left.value)
+        if wanted is None or tensor.kind is not Kind.TENSOR or tensor.dtype is None:
+            return None
+        return tensor.dtype == wanted
 
     @staticmethod
     def _literal_string(node: cst.BaseExpression) -> str | None:
