@@ -67,3 +67,6 @@ HOST_READING_TENSOR_METHODS = {"numpy", "tolist", "item", "__array__"}
 HOST_READING_BUILTINS = {"builtins." + name for name in (
     "float", "int", "bool", "complex", "print", "list", "tuple", "str", "repr", "sorted")}
 HOST_READING_RUNTIME_HELPERS = {"np2torch_lint.runtime.to_numpy", "np2torch_lint.runtime.to_numpy_async"}
+
+#: the ``qualname`` of a ``torch.device`` read from a tensor (``x.device``): where that tensor is
+TENSORS_DEVICE = "torch.Tensor.device"
