@@ -125,10 +125,13 @@ class CallsMixin:
             return Value(Kind.SEQUENCE, items=())  # ``list()``: an empty one, as ``[]`` is
         if name == "zip" and not args.positional and set(args.keywords) == {STARRED}:
             # ``zip(*rows)``: the columns of rows of known length (``Transition(*zip(*transitions))``)
+            # (``qualname`` says so, for a loop over it: the fields of one batch, not many alike, control_flow.py)
             row = self._element_of(args.keywords[STARRED])
             if row.kind is Kind.SEQUENCE and row.items is not None and not row.open_ended:
-                return Value(Kind.SEQUENCE, items=tuple(Value(Kind.SEQUENCE, element=item) for item in row.items))
-            return Value(Kind.SEQUENCE, element=Value(Kind.SEQUENCE, element=self._element_of(row)))
+                return Value(Kind.SEQUENCE, qualname=api.COLUMNS_OF_ROWS,
+                             items=tuple(Value(Kind.SEQUENCE, element=item) for item in row.items))
+            return Value(Kind.SEQUENCE, qualname=api.COLUMNS_OF_ROWS,
+                         element=Value(Kind.SEQUENCE, element=self._element_of(row)))
         if name == "zip":
             parts = tuple(self._element_of(v) for v in args.positional)
             return Value(Kind.SEQUENCE, element=sequence(parts))

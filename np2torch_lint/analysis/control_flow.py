@@ -444,6 +444,8 @@ class ControlFlowMixin:
     def _is_not_a_collection(self, iter_node: cst.BaseExpression, iterable: Value) -> bool:
         if iterable.kind in (Kind.DATALOADER, Kind.NN_MODULE, Kind.OTHER, Kind.STRING):
             return True
+        if iterable.kind is Kind.SEQUENCE and iterable.qualname == api.COLUMNS_OF_ROWS:
+            return True  # ``fields = zip(*batch)`` then ``for field in fields``
         if isinstance(iter_node, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
             return True  # a handful of different things written out, e.g. ``(inputs, targets)``
         if isinstance(iter_node, cst.Call):
