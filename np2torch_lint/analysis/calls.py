@@ -273,8 +273,10 @@ class CallsMixin:
             result = UNKNOWN
         else:
             result = self._apply_model(node, f"{owner}.{method}", model, args, receiver)
-            if (model.kind in _IN_PLACE_KINDS or "in-place" in model.flags) and isinstance(func.value, cst.Name):
-                self.scope.names[func.value.value] = result  # in place: the name now holds the changed value
+            if model.kind in _IN_PLACE_KINDS or "in-place" in model.flags:
+                changed = _changed_name(func.value, receiver)
+                if changed is not None:
+                    self.scope.names[changed] = result  # in place: the name now holds the changed value
         return self._numpy_method_layout(func, receiver, method, args, result) if receiver.is_numpy else result
 
     def _sequence_method(self, func: cst.Attribute, sequence: Value, method: str, args: Args) -> Value:
@@ -351,6 +353,15 @@ _CLASS_OF_KIND = {
 }
 #: model kinds that change their receiver in place (``t.requires_grad_()``, ``model.cuda()``).
 _IN_PLACE_KINDS = frozenset({"requires-grad", "move-module"})
+
+
+def _changed_name(target: cst.BaseExpression, receiver: Value) -> str | None:
+    """The name an in-place method changes: ``model`` in ``model.requires_grad_(False)``, and in
+    ``model.eval().requires_grad_(False)`` too, where every method before it returns the module itself."""
+    while (isinstance(target, cst.Call) and receiver.kind is Kind.NN_MODULE and isinstance(target.func, cst.Attribute)
+           and target.func.attr.value in api.MODULE_METHODS_RETURNING_SELF):
+        target = target.func.value
+    return target.value if isinstance(target, cst.Name) else None
 
 
 def _field_names(node: cst.BaseExpression) -> tuple[str, ...] | None:

@@ -73,3 +73,8 @@ TENSORS_DEVICE = "torch.Tensor.device"
 
 #: the ``qualname`` of what ``zip(*rows)`` gives: the columns of rows (the fields of one batch)
 COLUMNS_OF_ROWS = "builtins.zip(*)"
+
+#: ``nn.Module`` methods that change the module in place and return it, so that a chain of them changes the name
+#: it starts from (``sampler.eval().requires_grad_(False).to(device)``)
+MODULE_METHODS_RETURNING_SELF = frozenset({"eval", "train", "requires_grad_", "to", "cuda", "cpu", "float", "half",
+                                           "double", "bfloat16", "share_memory", "xpu", "mps", "type"})
