@@ -68,9 +68,6 @@ HOST_READING_BUILTINS = {"builtins." + name for name in (
     "float", "int", "bool", "complex", "print", "list", "tuple", "str", "repr", "sorted")}
 HOST_READING_RUNTIME_HELPERS = {"np2torch_lint.runtime.to_numpy", "np2torch_lint.runtime.to_numpy_async"}
 
-#: the ``qualname`` of a ``torch.device`` read from a tensor (``x.device``): where that tensor is
-TENSORS_DEVICE = "torch.Tensor.device"
-
 #: the ``qualname`` of what ``zip(*rows)`` gives: the columns of rows (the fields of one batch)
 COLUMNS_OF_ROWS = "builtins.zip(*)"
 

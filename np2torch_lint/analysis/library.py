@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import known_apis as api
 from .arguments import Args
 from .definitions import BoundCall, FunctionInfo
 from .dtypes import is_float, is_integral
@@ -66,8 +65,7 @@ class LibraryMixin:
         if model.kind == "same":
             return self._changed_receiver(model, Args([], {}, []), owner)
         if model.kind == "device" and "keeps-device" in model.flags:
-            # ``qualname`` says it is a tensor's own device (``torch_semantics._tensor_move``)
-            return Value(Kind.DEVICE, qualname=api.TENSORS_DEVICE, on_accelerator=owner.on_accelerator)
+            return Value(Kind.DEVICE, on_accelerator=owner.on_accelerator)
         return value_of_model(model)
 
     # -- arrays

@@ -154,8 +154,7 @@ class TorchMixin:
         to_accelerator = on_accelerator or (on_accelerator is None and destination is None
                                             and _names_unknown_device(args))
         if (to_accelerator and loop is not None and tensor.loop_item == loop.id
-                and tensor.on_accelerator is not True and not per_item_device
-                and not (tensor.on_accelerator is None and _names_a_tensors_device(args))):
+                and tensor.on_accelerator is not True and not per_item_device):
             # (``for blob, dev in zip(blobs, devices)``: one batch per device)
             moved = moved.but(transfer=node, transfer_needs_stack=not on_accelerator)
         if on_accelerator is False:
@@ -231,14 +230,6 @@ class TorchMixin:
             # strings are NumPy's: "float" means float64 there, as the builtin does
             return BUILTIN_DTYPES.get(value.literal) or DTYPE_NAMES.get(value.literal)
         return None
-
-
-def _names_a_tensors_device(args: Args) -> bool:
-    """``.to(parameters[0].grad.device)``: the device of a tensor of the computation. Items of unknown device moved
-    there are most likely there already (``torch.nn.utils.clip_grad_norm_``'s per-gradient norms): only items known
-    to be on the host count as transfers."""
-    device = args.keywords.get("device") or args.first
-    return device is not None and device.kind is Kind.DEVICE and device.qualname == api.TENSORS_DEVICE
 
 
 def _names_unknown_device(args: Args) -> bool:
