@@ -281,15 +281,30 @@ class CallsMixin:
 
     def _sequence_method(self, func: cst.Attribute, sequence: Value, method: str, args: Args) -> Value:
         if method == "append" and args.first is not None:
-            awaits_stack = self._note_collected(args.first, "append")
+            appended = args.first
+            if appended.transfer_per_step and not self._only_appended(args.positional_nodes[0], appended.transfer):
+                appended = appended.but(transfer=None, transfer_per_step=False)  # used on the device this step too
+            awaits_stack = self._note_collected(appended, "append")
             if isinstance(func.value, cst.Name):
                 # an unknown item's transfer stays on the list's element until the list is stacked
-                element = args.first.but(loop_item=None, transfer=args.first.transfer if awaits_stack else None)
+                element = appended.but(loop_item=None, transfer=appended.transfer if awaits_stack else None)
                 self.scope.names[func.value.value] = sequence.but(
                     items=None, element=element if sequence.element is None else join(sequence.element, element))
         if method in ("pop", "popleft"):
             return self._element_of(sequence)
         return NONE if method in ADDING_METHODS else UNKNOWN
+
+    def _only_appended(self, argument: cst.BaseExpression, transfer: cst.Call | None) -> bool:
+        """Whether a value moved in this loop's body goes nowhere but into this ``append``: the move is the
+        argument itself (``rewards.append(torch.FloatTensor(r).to(device))``), or a name bound to it that the body
+        reads nowhere else after the move."""
+        loop = self._current_loop()
+        if loop is None or transfer is None:
+            return False
+        if not isinstance(argument, cst.Name):
+            return _contains(argument, transfer)
+        reads = _reads_after(loop.node, transfer, argument.value)
+        return reads is not None and reads == [argument]
 
     def _mapped(self, node: cst.Call, function: Value, item: Value) -> Value:
         """``map(f, xs)``: what ``f`` gives for an item. A function of the project is read with it (what that
@@ -353,6 +368,33 @@ _CLASS_OF_KIND = {
 }
 #: model kinds that change their receiver in place (``t.requires_grad_()``, ``model.cuda()``).
 _IN_PLACE_KINDS = frozenset({"requires-grad", "move-module"})
+
+
+def _contains(node: cst.CSTNode, wanted: cst.CSTNode) -> bool:
+    return node is wanted or any(_contains(child, wanted) for child in node.children)
+
+
+def _reads_after(body: cst.CSTNode, start: cst.CSTNode, name: str) -> list[cst.Name] | None:
+    """The ``Name`` nodes of ``name`` in ``body`` after ``start`` (in source order), but not those assigned to;
+    None where ``start`` is not in ``body``."""
+    found: list[cst.Name] = []
+    seen = False
+
+    def walk(node: cst.CSTNode, assigned: bool = False) -> None:
+        nonlocal seen
+        if node is start:
+            seen = True
+            return
+        if seen and isinstance(node, cst.Name) and node.value == name and not assigned:
+            found.append(node)
+        if isinstance(node, cst.AssignTarget):
+            walk(node.target, assigned=True)
+            return
+        for child in node.children:
+            walk(child)
+
+    walk(body)
+    return found if seen else None
 
 
 def _changed_name(target: cst.BaseExpression, receiver: Value) -> str | None:
