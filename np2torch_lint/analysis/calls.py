@@ -91,6 +91,8 @@ class CallsMixin:
             if model is not None:  # ``transforms.ToTensor()(img)``
                 return self._made_from_item(self._apply_model(node, callee.qualname + ".__call__", model, args), args)
         self._spoil_passed_containers(args)
+        for tensor in args.tensors():  # what an unknown callable does with a float64 tensor is unknown: it may decide
+            self.facts.dtype_decided.update(tensor.float64_origins)  # (``G(z)`` of a network loaded from a pickle)
         return self._made_from_item(UNKNOWN, args)  # ``self.perturbation(x[i])``: unknown, but each item's own
 
     def _made_from_item(self, result: Value, args: Args) -> Value:
