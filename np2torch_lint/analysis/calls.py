@@ -267,9 +267,12 @@ class CallsMixin:
                 return UNKNOWN
         owner = class_of(receiver)
         model = None if owner is None else self.models.call(f"{owner}.{method}")
-        if model is None:
-            for tensor in args.tensors():  # a method the analysis does not know may cast a float64 tensor
-                self.facts.dtype_decided.update(tensor.float64_origins)  # (``G.mapping(z)`` of a pickled network)
+        if model is None and (kind is Kind.UNKNOWN or (
+                kind is Kind.NN_MODULE and method not in api.NN_MODULE_STORING_METHODS)):
+            # a method of an object the analysis does not know, or a network's own method, may cast a float64 tensor
+            # (``G.mapping(z)`` of a network loaded from a pickle)
+            for tensor in args.tensors():
+                self.facts.dtype_decided.update(tensor.float64_origins)
         if model is None and kind is Kind.UNKNOWN:
             # ``clip.get_frame(n + i)`` in a loop over ``i``: unknown, but each item's own, as ``clip[n + i]`` is
             item = next((v.loop_item for v in args.all_values() if v.loop_item is not None), None)

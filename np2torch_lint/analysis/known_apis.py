@@ -75,3 +75,8 @@ COLUMNS_OF_ROWS = "builtins.zip(*)"
 #: it starts from (``sampler.eval().requires_grad_(False).to(device)``)
 MODULE_METHODS_RETURNING_SELF = frozenset({"eval", "train", "requires_grad_", "to", "cuda", "cpu", "float", "half",
                                            "double", "bfloat16", "share_memory", "xpu", "mps", "type"})
+
+#: ``nn.Module`` methods that store the tensor they are given as it is: unlike a network's own method
+#: (``G.mapping(z)``), they decide nothing of its dtype
+NN_MODULE_STORING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module",
+                                       "load_state_dict", "set_extra_state", "register_forward_hook"})
