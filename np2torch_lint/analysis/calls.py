@@ -267,10 +267,11 @@ class CallsMixin:
                 return UNKNOWN
         owner = class_of(receiver)
         model = None if owner is None else self.models.call(f"{owner}.{method}")
-        if model is None and (kind is Kind.UNKNOWN or (
+        if model is None and (kind in (Kind.UNKNOWN, Kind.TENSOR) or (
                 kind is Kind.NN_MODULE and method not in api.NN_MODULE_STORING_METHODS)):
             # a method of an object the analysis does not know, or a network's own method, may cast a float64 tensor
-            # (``G.mapping(z)`` of a network loaded from a pickle)
+            # (``G.mapping(z)`` of a network loaded from a pickle); so may a tensor's method no row models (an
+            # in-place one casts into the tensor's dtype), or the receiver was only taken for a tensor
             for tensor in args.tensors():
                 self.facts.dtype_decided.update(tensor.float64_origins)
         if model is None and kind is Kind.UNKNOWN:
