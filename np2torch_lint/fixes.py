@@ -201,9 +201,17 @@ def prepare_for_numpy(node: cst.CSTNode, edit: Edit, method: str,
     return node.with_changes(args=args)
 
 
+#: how messages spell the modules of the functions that convert tensors with NumPy, by their usual alias
+_USUAL_ALIASES = {"numpy.": "np.", "matplotlib.pyplot.": "plt.", "matplotlib.axes.Axes.": "ax."}
+
+
 def numpy_function(qualname: str) -> str:
-    """How a message names a NumPy function: ``np.linalg.norm`` for ``numpy.linalg.norm``."""
-    return "np." + qualname.removeprefix("numpy.")
+    """How a message names a function that converts with NumPy: ``np.linalg.norm`` for ``numpy.linalg.norm``,
+    ``plt.plot`` for ``matplotlib.pyplot.plot``."""
+    for module, alias in _USUAL_ALIASES.items():
+        if qualname.startswith(module):
+            return alias + qualname.removeprefix(module)
+    return qualname
 
 
 def _ready_for_numpy(tensor: cst.BaseExpression, edit: Edit, method: str) -> cst.BaseExpression:

@@ -91,6 +91,8 @@ class CallsMixin:
             if model is not None:  # ``transforms.ToTensor()(img)``
                 return self._made_from_item(self._apply_model(node, callee.qualname + ".__call__", model, args), args)
         self._spoil_passed_containers(args)
+        for tensor in args.tensors():  # what an unknown callable does with a float64 tensor is unknown: it may decide
+            self.facts.dtype_decided.update(tensor.float64_origins)  # (``G(z)`` of a network loaded from a pickle)
         return self._made_from_item(UNKNOWN, args)  # ``self.perturbation(x[i])``: unknown, but each item's own
 
     def _made_from_item(self, result: Value, args: Args) -> Value:
@@ -125,10 +127,13 @@ class CallsMixin:
             return Value(Kind.SEQUENCE, items=())  # ``list()``: an empty one, as ``[]`` is
         if name == "zip" and not args.positional and set(args.keywords) == {STARRED}:
             # ``zip(*rows)``: the columns of rows of known length (``Transition(*zip(*transitions))``)
+            # (``qualname`` says so, for a loop over it: the fields of one batch, not many alike, control_flow.py)
             row = self._element_of(args.keywords[STARRED])
             if row.kind is Kind.SEQUENCE and row.items is not None and not row.open_ended:
-                return Value(Kind.SEQUENCE, items=tuple(Value(Kind.SEQUENCE, element=item) for item in row.items))
-            return Value(Kind.SEQUENCE, element=Value(Kind.SEQUENCE, element=self._element_of(row)))
+                return Value(Kind.SEQUENCE, qualname=api.COLUMNS_OF_ROWS,
+                             items=tuple(Value(Kind.SEQUENCE, element=item) for item in row.items))
+            return Value(Kind.SEQUENCE, qualname=api.COLUMNS_OF_ROWS,
+                         element=Value(Kind.SEQUENCE, element=self._element_of(row)))
         if name == "zip":
             parts = tuple(self._element_of(v) for v in args.positional)
             return Value(Kind.SEQUENCE, element=sequence(parts))
@@ -262,6 +267,13 @@ class CallsMixin:
                 return UNKNOWN
         owner = class_of(receiver)
         model = None if owner is None else self.models.call(f"{owner}.{method}")
+        if model is None and (kind in (Kind.UNKNOWN, Kind.TENSOR) or (
+                kind is Kind.NN_MODULE and method not in api.NN_MODULE_STORING_METHODS)):
+            # a method of an object the analysis does not know, or a network's own method, may cast a float64 tensor
+            # (``G.mapping(z)`` of a network loaded from a pickle); so may a tensor's method no row models (an
+            # in-place one casts into the tensor's dtype), or the receiver was only taken for a tensor
+            for tensor in args.tensors():
+                self.facts.dtype_decided.update(tensor.float64_origins)
         if model is None and kind is Kind.UNKNOWN:
             # ``clip.get_frame(n + i)`` in a loop over ``i``: unknown, but each item's own, as ``clip[n + i]`` is
             item = next((v.loop_item for v in args.all_values() if v.loop_item is not None), None)
@@ -270,21 +282,38 @@ class CallsMixin:
             result = UNKNOWN
         else:
             result = self._apply_model(node, f"{owner}.{method}", model, args, receiver)
-            if (model.kind in _IN_PLACE_KINDS or "in-place" in model.flags) and isinstance(func.value, cst.Name):
-                self.scope.names[func.value.value] = result  # in place: the name now holds the changed value
+            if model.kind in _IN_PLACE_KINDS or "in-place" in model.flags:
+                changed = _changed_name(func.value, receiver)
+                if changed is not None:
+                    self.scope.names[changed] = result  # in place: the name now holds the changed value
         return self._numpy_method_layout(func, receiver, method, args, result) if receiver.is_numpy else result
 
     def _sequence_method(self, func: cst.Attribute, sequence: Value, method: str, args: Args) -> Value:
         if method == "append" and args.first is not None:
-            awaits_stack = self._note_collected(args.first, "append")
+            appended = args.first
+            if appended.transfer_per_step and not self._only_appended(args.positional_nodes[0], appended.transfer):
+                appended = appended.but(transfer=None, transfer_per_step=False)  # used on the device this step too
+            awaits_stack = self._note_collected(appended, "append")
             if isinstance(func.value, cst.Name):
                 # an unknown item's transfer stays on the list's element until the list is stacked
-                element = args.first.but(loop_item=None, transfer=args.first.transfer if awaits_stack else None)
+                element = appended.but(loop_item=None, transfer=appended.transfer if awaits_stack else None)
                 self.scope.names[func.value.value] = sequence.but(
                     items=None, element=element if sequence.element is None else join(sequence.element, element))
         if method in ("pop", "popleft"):
             return self._element_of(sequence)
         return NONE if method in ADDING_METHODS else UNKNOWN
+
+    def _only_appended(self, argument: cst.BaseExpression, transfer: cst.Call | None) -> bool:
+        """Whether a value moved in this loop's body goes nowhere but into this ``append``: the move is the
+        argument itself (``rewards.append(torch.FloatTensor(r).to(device))``), or a name bound to it that the body
+        reads nowhere else after the move."""
+        loop = self._current_loop()
+        if loop is None or transfer is None:
+            return False
+        if not isinstance(argument, cst.Name):
+            return _contains(argument, transfer)
+        reads = _reads_after(loop.node, transfer, argument.value)
+        return reads is not None and reads == [argument]
 
     def _mapped(self, node: cst.Call, function: Value, item: Value) -> Value:
         """``map(f, xs)``: what ``f`` gives for an item. A function of the project is read with it (what that
@@ -348,6 +377,42 @@ _CLASS_OF_KIND = {
 }
 #: model kinds that change their receiver in place (``t.requires_grad_()``, ``model.cuda()``).
 _IN_PLACE_KINDS = frozenset({"requires-grad", "move-module"})
+
+
+def _contains(node: cst.CSTNode, wanted: cst.CSTNode) -> bool:
+    return node is wanted or any(_contains(child, wanted) for child in node.children)
+
+
+def _reads_after(body: cst.CSTNode, start: cst.CSTNode, name: str) -> list[cst.Name] | None:
+    """The ``Name`` nodes of ``name`` in ``body`` after ``start`` (in source order), but not those assigned to;
+    None where ``start`` is not in ``body``."""
+    found: list[cst.Name] = []
+    seen = False
+
+    def walk(node: cst.CSTNode, assigned: bool = False) -> None:
+        nonlocal seen
+        if node is start:
+            seen = True
+            return
+        if seen and isinstance(node, cst.Name) and node.value == name and not assigned:
+            found.append(node)
+        if isinstance(node, cst.AssignTarget):
+            walk(node.target, assigned=True)
+            return
+        for child in node.children:
+            walk(child)
+
+    walk(body)
+    return found if seen else None
+
+
+def _changed_name(target: cst.BaseExpression, receiver: Value) -> str | None:
+    """The name an in-place method changes: ``model`` in ``model.requires_grad_(False)``, and in
+    ``model.eval().requires_grad_(False)`` too, where every method before it returns the module itself."""
+    while (isinstance(target, cst.Call) and receiver.kind is Kind.NN_MODULE and isinstance(target.func, cst.Attribute)
+           and target.func.attr.value in api.MODULE_METHODS_RETURNING_SELF):
+        target = target.func.value
+    return target.value if isinstance(target, cst.Name) else None
 
 
 def _field_names(node: cst.BaseExpression) -> tuple[str, ...] | None:

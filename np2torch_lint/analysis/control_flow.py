@@ -50,10 +50,13 @@ class ControlFlowMixin:
                 body_scope = incoming.copy()
                 body_scope.names.update(when_true)
                 self.scope = body_scope
+                branch_test = self.device_test(branch.test)
                 if outcome is False:
                     self.read_unreachable(lambda: self._suite(branch.body))
                 else:
+                    returns_before = len(self.returns) if self.returns is not None else 0
                     self._suite(branch.body)
+                    self._returned_under(branch_test, True, returns_before)
                     if not ends_abruptly(branch.body):
                         reaching.append(body_scope)
                 else_scope = incoming.copy()
@@ -68,7 +71,9 @@ class ControlFlowMixin:
                         self.read_unreachable(lambda: self._visit(orelse))
                 else:
                     if isinstance(orelse, cst.Else):
+                        returns_before = len(self.returns) if self.returns is not None else 0
                         self._suite(orelse.body)
+                        self._returned_under(branch_test, False, returns_before)
                     if orelse is None or not ends_abruptly(orelse.body):
                         reaching.append(else_scope)
                 branch = None
@@ -89,6 +94,20 @@ class ControlFlowMixin:
                     marked = under_device_test(value, when_true, when_false, *tested)
                     self.device_tests_noted = self.device_tests_noted or marked is not value
                     before.names[name] = marked
+
+    def _returned_under(self, tested: tuple[str, bool] | None, holds: bool, returns_before: int) -> None:
+        """What a branch of ``if <device test>`` returns has what it has of an accelerator only where the branch
+        runs: ``if torch.cuda.is_available(): return x.cuda()`` (``Value.device_test``), so that a caller's later
+        ``if torch.cuda.is_available(): ... else: x.numpy()`` knows ``x`` is on the host there."""
+        if tested is None or self.returns is None:
+            return
+        key, positive = tested
+        where = key if positive == holds else f"not:{key}"
+        for index in range(returns_before, len(self.returns)):
+            value = self.returns[index]
+            if value.device_test is None and has_a_device_fact(value):
+                self.returns[index] = value.but(device_test=where)
+                self.device_tests_noted = True
 
     def device_test(self, test: cst.BaseExpression) -> tuple[str, bool] | None:
         """The device test an ``if`` test is, and whether it says it is true (False: ``not use_cuda``):
@@ -212,6 +231,9 @@ class ControlFlowMixin:
                 # ``original_image is not None`` where it is None on every path (a default the call left)
                 is_none = self.eval_quietly(test.left).kind is Kind.NONE
                 return (True if isinstance(operator, cst.Is) else False) if is_none else None
+            same_dtype = self._dtype_comparison(test.left, test.comparisons[0].comparator)
+            if same_dtype is not None:  # ``x.dtype is torch.float32`` of a tensor whose dtype is known
+                return same_dtype == isinstance(operator, (cst.Is, cst.Equal))
             if not isinstance(operator, (cst.Equal, cst.NotEqual)):
                 return None
             left, right = self.eval_quietly(test.left), self._literal_string(test.comparisons[0].comparator)
@@ -227,6 +249,19 @@ class ControlFlowMixin:
             return True
         kinds = {narrowed.kind, current.kind}
         return False if len(kinds & _EXCLUSIVE_KINDS) == 2 else None
+
+    def _dtype_comparison(self, left: cst.BaseExpression, right: cst.BaseExpression) -> bool | None:
+        """Whether ``t.dtype`` (``left``) is the torch dtype ``right`` names, where the tensor's dtype is known."""
+        if not (isinstance(left, cst.Attribute) and left.attr.value == "dtype"):
+            return None
+        named = self.eval_quietly(right)
+        if named.kind is not Kind.REF or not (named.qualname or "").startswith("torch."):
+            return None
+        wanted = self._dtype_of_value(named)
+        tensor = self.eval_quietly(left.value)
+        if wanted is None or tensor.kind is not Kind.TENSOR or tensor.dtype is None:
+            return None
+        return tensor.dtype == wanted
 
     @staticmethod
     def _literal_string(node: cst.BaseExpression) -> str | None:
@@ -409,6 +444,8 @@ class ControlFlowMixin:
     def _is_not_a_collection(self, iter_node: cst.BaseExpression, iterable: Value) -> bool:
         if iterable.kind in (Kind.DATALOADER, Kind.NN_MODULE, Kind.OTHER, Kind.STRING):
             return True
+        if iterable.kind is Kind.SEQUENCE and iterable.qualname == api.COLUMNS_OF_ROWS:
+            return True  # ``fields = zip(*batch)`` then ``for field in fields``
         if isinstance(iter_node, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
             return True  # a handful of different things written out, e.g. ``(inputs, targets)``
         if isinstance(iter_node, cst.Call):

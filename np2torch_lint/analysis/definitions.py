@@ -64,6 +64,9 @@ class FunctionInfo:
     #: the module whose body it is, when it is another module's read from its own tree (``foreign.py``); None: this
     #: file's
     module: object | None = None
+    #: the grad modes of the calls of it read so far in this file (True, False, or None: not known): where every
+    #: one is ``False`` (``with torch.no_grad(): evaluate(...)``), its own read has grad off too
+    called_in_modes: set[bool | None] = field(default_factory=set)
 
     @property
     def name(self) -> str:
@@ -471,8 +474,11 @@ class DefinitionsMixin:
         receiver = self._self_parameter(info)
         if receiver is not None:
             scope.names[receiver[0]] = receiver[1]
-        # callers usually have grad on, unless the module turned it off for good
+        # callers usually have grad on, unless the module turned it off for good or every call of it read so far
+        # has it off (a call from another module of the project with grad on reads the body with that call)
         grad_enabled = self.body_grad_mode if info.grad_enabled is None else info.grad_enabled
+        if info.grad_enabled is None and info.called_in_modes == {False}:
+            grad_enabled = False
         returned = self._run_body(info, scope, grad_enabled, silently=silently or self.silent)
         if not silently and not keep:
             info.generic_returns = returned

@@ -67,3 +67,16 @@ HOST_READING_TENSOR_METHODS = {"numpy", "tolist", "item", "__array__"}
 HOST_READING_BUILTINS = {"builtins." + name for name in (
     "float", "int", "bool", "complex", "print", "list", "tuple", "str", "repr", "sorted")}
 HOST_READING_RUNTIME_HELPERS = {"np2torch_lint.runtime.to_numpy", "np2torch_lint.runtime.to_numpy_async"}
+
+#: the ``qualname`` of what ``zip(*rows)`` gives: the columns of rows (the fields of one batch)
+COLUMNS_OF_ROWS = "builtins.zip(*)"
+
+#: ``nn.Module`` methods that change the module in place and return it, so that a chain of them changes the name
+#: it starts from (``sampler.eval().requires_grad_(False).to(device)``)
+MODULE_METHODS_RETURNING_SELF = frozenset({"eval", "train", "requires_grad_", "to", "cuda", "cpu", "float", "half",
+                                           "double", "bfloat16", "share_memory", "xpu", "mps", "type"})
+
+#: ``nn.Module`` methods that store the tensor they are given as it is: unlike a network's own method
+#: (``G.mapping(z)``), they decide nothing of its dtype
+NN_MODULE_STORING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module",
+                                       "load_state_dict", "set_extra_state", "register_forward_hook"})

@@ -204,6 +204,8 @@ class LibraryMixin:
         if "unknown-dtype" in model.flags:  # ``.real`` of a complex array is real: the dtype is not kept
             base = base.but(dtype=None, float64_by_default=False, float64_origins=frozenset())
         if base.kind is Kind.TENSOR:
+            if receiver is None:  # ``torch.max(t, 1)``: the rest of the arguments are the method's (``t.max(1)``)
+                args = Args(args.positional[1:], args.keywords, args.positional_nodes[1:], args.keyword_nodes)
             return self._changed_tensor(model, args, base)
         if base.is_numpy:
             dtype_param = model.param("dtype-param")
@@ -222,8 +224,12 @@ class LibraryMixin:
 
     def _changed_tensor(self, model: Model, args: Args, tensor: Value) -> Value:
         flags = model.flags
-        if "args-give-tuple" in flags and (args.positional or args.keywords):
-            return UNKNOWN  # ``t.max(dim=0)`` gives (values, indices)
+        if "args-give-tuple" in flags and (args.positional or args.keywords) and not args.tensors():
+            # ``t.max(dim=0)`` gives (values, indices), both where ``t`` is; ``t.max(other)`` is elementwise
+            values = tensor.but(loop_item=None, transfer=None, items=None)
+            indices = values.but(dtype="int64", float64_by_default=False, float64_origins=frozenset(),
+                                 requires_grad=False)
+            return Value(Kind.SEQUENCE, items=(values, indices))
         result = tensor
         if "autograd" in flags:
             others = args.tensors()

@@ -44,6 +44,8 @@ class SummariesMixin:
             self.facts, self.silent = self._fresh_facts(), True
         self.returns, self.yields = [], []
         _mark_parameters(info, scope)
+        if not self.device_tests_noted and any(value.device_test is not None for value in scope.names.values()):
+            self.device_tests_noted = True  # a caller's argument holds something only under a device test
         pending_start = len(self.pending_bodies)
         try:
             if isinstance(info.node, cst.Lambda):
@@ -142,6 +144,8 @@ class SummariesMixin:
                 result = result.but(requires_grad=False)
             return result, None
         bound = self._bound_arguments(info, args, receiver)
+        if info.module is None:
+            info.called_in_modes.add(self.grad_enabled)
         grad_enabled = self.grad_enabled if info.grad_enabled is None else info.grad_enabled
         key = (info, grad_enabled, tuple(bound.items()))
         cached = self.summaries.get(key)

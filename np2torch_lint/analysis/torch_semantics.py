@@ -157,6 +157,10 @@ class TorchMixin:
                 and tensor.on_accelerator is not True and not per_item_device):
             # (``for blob, dev in zip(blobs, devices)``: one batch per device)
             moved = moved.but(transfer=node, transfer_needs_stack=not on_accelerator)
+        elif (to_accelerator and loop is not None and tensor.on_accelerator is False and tensor.loop_item is None
+              and not per_item_device and not loop.not_a_collection):
+            # a host tensor made in the body and moved each time round (``frames.append(torch.from_numpy(Y).to(d))``)
+            moved = moved.but(transfer=node, transfer_needs_stack=True, transfer_per_step=True, loop_item=loop.id)
         if on_accelerator is False:
             moved = moved.but(moves_parameter=None)  # back on the host: ``.cpu()``
         elif to_accelerator and tensor.on_accelerator is not True:

@@ -82,6 +82,10 @@ class Value:
     #: ``transfer`` moved an item of unknown kind: it counts only where the moved items are stacked
     #: (``torch.stack``/``torch.cat`` take tensors), see ``control_flow._note_stacked``.
     transfer_needs_stack: bool = False
+    #: ``transfer`` moved a host tensor made in the loop's body (not an item of what it iterates: a frame read from
+    #: a file, a step's reward): it counts only where the moved value goes nowhere but into a list that is stacked
+    #: (``calls._sequence_method``), since a value used on the device in the same step must move each step
+    transfer_per_step: bool = False
     #: while a function's body is read: (the function, a parameter's name) when this value is that parameter or is
     #: made from it as a loop's item is (``loop_item``); and the move of that parameter to a device it holds.
     parameter: tuple[object, str] | None = None
