@@ -1,0 +1,132 @@
+"""The tree of a fixed text without parsing it again: the old tree with each replaced node swapped for the node
+printed in its place, and the statements the added imports touch parsed anew.
+
+A pass of the fixer writes each replacement as LibCST prints the node it built, at the target's place; the old
+tree with that node in the target's place prints the same text. Only the ancestors of the swapped nodes are
+rebuilt (``with_changes``), so the cost follows the fixes, not the file. The imports are text edits among the
+top-level statements: the head of the file up to the last statement they touch is parsed on its own (it is
+small: isort's first import block). Wherever that cannot be done exactly (a node not found in its parent, a form
+feed in an indentation, a head that would not be the same statements) there is no tree, and the fixer parses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Mapping, Sequence
+
+import libcst as cst
+
+from .parsing import parse
+from .positions import Span
+
+
+def fixed_tree(module: cst.Module, text: str, new_text: str, parents: Mapping[int, cst.CSTNode],
+               swaps: Sequence[tuple[cst.CSTNode, cst.CSTNode]], spans: Mapping[cst.CSTNode, Span],
+               edits: Sequence[tuple[int, int, str]], import_edits: Sequence[tuple[int, int, str]]
+               ) -> cst.Module | None:
+    """``module`` (of ``text``) with each ``(old, new)`` of ``swaps`` swapped and the head that ``import_edits``
+    (among ``edits``, every text edit of the pass) change parsed from ``new_text``; None where it cannot be made
+    exactly (parse then)."""
+    if "\f" in text:  # LibCST prints such an indentation otherwise than the text has it
+        return None
+    try:
+        tree = _swapped(module, parents, swaps)
+    except (_NotFound, cst.CSTValidationError):
+        return None
+    if tree is None:
+        return None
+    if import_edits:
+        return _with_new_head(module, tree, text, new_text, spans, edits, import_edits)
+    return tree
+
+
+class _NotFound(Exception):
+    pass
+
+
+def _swapped(module: cst.Module, parents: Mapping[int, cst.CSTNode],
+             swaps: Sequence[tuple[cst.CSTNode, cst.CSTNode]]) -> cst.Module | None:
+    """The tree with every swap made, each changed ancestor rebuilt once, the deepest first."""
+    nodes: dict[int, cst.CSTNode] = {}  # every swapped node and ancestor of one, by id
+    depth: dict[int, int] = {id(module): 0}
+    nodes[id(module)] = module
+    changes: dict[int, dict[int, cst.CSTNode]] = {}  # id(parent) -> {id(old child): new child}
+    swapped = set()
+    for old, new in swaps:
+        swapped.add(id(old))
+        parent = parents.get(id(old))
+        if parent is None:
+            return None
+        changes.setdefault(id(parent), {})[id(old)] = new
+        # the depth of each node on the way up (iteratively: an ``elif`` chain is thousands deep)
+        chain = [old]
+        while id(chain[-1]) not in depth:
+            up = parents.get(id(chain[-1]))
+            if up is None:
+                return None  # not under this module
+            chain.append(up)
+        for node in reversed(chain[:-1]):
+            above = parents[id(node)]
+            depth[id(node)] = depth[id(above)] + 1
+            nodes[id(node)] = node
+    # every node noted lies on the way from a swapped one up to the module: each is rebuilt after its children
+    for node_id in sorted(nodes, key=depth.__getitem__, reverse=True):
+        if node_id in swapped:
+            if node_id in changes:
+                return None  # a swapped node inside another: not what a pass makes
+            continue
+        node = nodes[node_id]
+        rebuilt = _with_children(node, changes[node_id])
+        if node is module:
+            return rebuilt  # type: ignore[return-value]
+        changes.setdefault(id(parents[node_id]), {})[node_id] = rebuilt
+    return None
+
+
+def _with_children(node: cst.CSTNode, new_children: Mapping[int, cst.CSTNode]) -> cst.CSTNode:
+    """``node`` with each of its children named in ``new_children`` (by id) replaced."""
+    fields = {}
+    found = 0
+    for each in dataclasses.fields(node):
+        value = getattr(node, each.name)
+        if isinstance(value, cst.CSTNode):
+            if id(value) in new_children:
+                fields[each.name] = new_children[id(value)]
+                found += 1
+        elif isinstance(value, (tuple, list)) and value:
+            hits = sum(1 for item in value if id(item) in new_children)
+            if hits:
+                fields[each.name] = type(value)(new_children.get(id(item), item) for item in value)
+                found += hits
+    if found != len(new_children):
+        raise _NotFound
+    return node.with_changes(**fields)
+
+
+def _with_new_head(module: cst.Module, tree: cst.Module, text: str, new_text: str, spans: Mapping[cst.CSTNode, Span],
+                   edits: Sequence[tuple[int, int, str]], import_edits: Sequence[tuple[int, int, str]]
+                   ) -> cst.Module | None:
+    """``tree`` with its header and first statements, up to the last one an import edit touches (or borders),
+    parsed from ``new_text``."""
+    body = module.body
+    cut, count = 0, 0
+    for start, end, _ in import_edits:
+        touched = [index for index, statement in enumerate(body) if statement in spans
+                   and spans[statement].start <= end and spans[statement].end >= start]
+        if touched:
+            last = max(touched)
+            if last + 1 > count:
+                count, cut = last + 1, spans[body[last]].end
+        elif not body:
+            count, cut = 0, len(text)
+        else:
+            return None
+    # each edit lies wholly before or after the cut (the cut is between top-level statements)
+    if any(start < cut < end for start, end, _ in edits):
+        return None
+    new_cut = cut + sum(len(new) - (end - start) for start, end, new in edits if end <= cut)
+    head = parse(new_text[:new_cut])
+    if (head.footer or head.default_indent != module.default_indent
+            or head.default_newline != module.default_newline):
+        return None
+    return tree.with_changes(header=head.header, body=[*head.body, *tree.body[count:]])
