@@ -16,6 +16,7 @@ from typing import Mapping, Sequence
 
 import libcst as cst
 
+from .files import SourceError
 from .parsing import parse
 from .positions import Span
 
@@ -125,8 +126,13 @@ def _with_new_head(module: cst.Module, tree: cst.Module, text: str, new_text: st
     if any(start < cut < end for start, end, _ in edits):
         return None
     new_cut = cut + sum(len(new) - (end - start) for start, end, new in edits if end <= cut)
-    head = parse(new_text[:new_cut])
-    if (head.footer or head.default_indent != module.default_indent
-            or head.default_newline != module.default_newline):
+    try:
+        head = parse(new_text[:new_cut])
+    except SourceError:
+        return None  # parsing the whole text says where and why
+    # the head's blocks (rare among imports) were read with the head's own idea of the file's indentation
+    blocks = not all(isinstance(statement, cst.SimpleStatementLine) for statement in head.body)
+    if head.footer or head.default_newline != module.default_newline or (
+            blocks and head.default_indent != module.default_indent):
         return None
     return tree.with_changes(header=head.header, body=[*head.body, *tree.body[count:]])
