@@ -79,8 +79,8 @@ class Analysis:
     dependencies: dict[str, str] = field(default_factory=dict)
     #: findings in other modules' code that hold through this file's calls: module path -> its diagnostics
     contributed: dict[str, list[Diagnostic]] = field(default_factory=dict)
-    #: where a file has fixes: the parent of each node ``spans`` covers and of their ancestors (by ``id``), so
-    #: that the fixer can swap nodes in the tree (``fix_tree``)
+    #: for the fixer, where a file has fixes: the parent of each node ``spans`` covers and of their ancestors (by
+    #: ``id``), so that it can swap nodes in the tree (``fix_tree``)
     parents: dict[int, cst.CSTNode] = field(default_factory=dict)
 
     @property
@@ -109,12 +109,13 @@ def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
 
 def analyse_on_this_thread(text: str, filename: str, codes: Collection[str] | None = None,
                            style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None,
-                           module: cst.Module | None = None) -> Analysis:
+                           module: cst.Module | None = None, for_fixing: bool = False) -> Analysis:
     """``analyse_text`` for a caller already on the deep-stack thread (``run_with_deep_stack``); ``module``, when
-    given, is the text's tree (it prints ``text``), made without parsing it (the fixer's)."""
+    given, is the text's tree (it prints ``text``), made without parsing it (the fixer's). ``for_fixing``: note
+    the ``parents`` the fixer needs to swap nodes."""
     if not _may_have_findings(text, codes, context, filename):
         return Analysis()
-    return _analyse_module_text(text, filename, codes, style, context, module)
+    return _analyse_module_text(text, filename, codes, style, context, module, for_fixing)
 
 
 def _may_have_findings(text: str, codes: Collection[str] | None, context: LintContext | None,
@@ -136,7 +137,8 @@ def by_position(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None, style: FixStyle,
-                         context: LintContext | None = None, module: cst.Module | None = None) -> Analysis:
+                         context: LintContext | None = None, module: cst.Module | None = None,
+                         for_fixing: bool = False) -> Analysis:
     project = context.project if context is not None else None
     if project is not None:
         parsed = project.parsed_before_its_turn(filename, text)
@@ -160,7 +162,7 @@ def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None
     has_fixes = any(finding.fix is not None for finding in findings)
     if has_fixes:
         wanted.update(layout_statements(module))
-    spans = locate(module, text, wanted, parents if has_fixes else None)
+    spans = locate(module, text, wanted, parents if has_fixes and for_fixing else None)
     lines = _CallLines(link, filename, spans, sites, foreign)
     diagnostics = [_diagnostic(finding, filename, spans, lines, None) for finding in findings]
     contributed = {}

@@ -61,7 +61,7 @@ def fix_text(text: str, filename: str, codes: Collection[str] | None = None,
 def _fix_on_this_thread(text: str, filename: str, codes: Collection[str] | None, style: FixStyle,
                         unsafe: bool, context: LintContext | None = None) -> FixOutcome:
     fixed = 0
-    analysis = analyse_on_this_thread(text, filename, codes, style, context)
+    analysis = analyse_on_this_thread(text, filename, codes, style, context, for_fixing=True)
     found = Counter(diagnostic.code for diagnostic in filter_suppressed(analysis.diagnostics, text))
     spelling: Spelling | None = None
     for _ in range(MAX_PASSES):
@@ -116,11 +116,11 @@ def _analysis_of_fixed(new_text: str, text: str, analysis: Analysis, made: _Pass
         tree = fixed_tree(analysis.module, text, new_text, analysis.parents, made.swaps, analysis.spans, made.edits,
                           made.import_edits)
         if tree is not None and python_accepts(new_text):
-            rebuilt = analyse_on_this_thread(new_text, filename, codes, style, context, tree)
+            rebuilt = analyse_on_this_thread(new_text, filename, codes, style, context, tree, for_fixing=True)
             if rebuilt.module is not None and not _candidates(rebuilt, new_text, unsafe) and not _near(
                     rebuilt, made.new_spans()):
                 return rebuilt
-    fixed = analyse_on_this_thread(new_text, filename, codes, style, context)
+    fixed = analyse_on_this_thread(new_text, filename, codes, style, context, for_fixing=True)
     if fixed.module is None:  # nothing to analyse, so nothing was parsed: check it anyway
         parse(new_text)
     return fixed
