@@ -136,3 +136,28 @@ def _with_new_head(module: cst.Module, tree: cst.Module, text: str, new_text: st
             blocks and head.default_indent != module.default_indent):
         return None
     return tree.with_changes(header=head.header, body=[*head.body, *tree.body[count:]])
+
+
+def replaced_statements_parse(module: cst.Module, parents: Mapping[int, cst.CSTNode],
+                              swaps: Sequence[tuple[cst.CSTNode, cst.CSTNode]]) -> bool:
+    """Whether each one-line statement that holds a swap parses on its own once the swaps in it are made: for code
+    too deep for Python's parser to check whole (an ``elif`` chain of thousands of branches), whose other
+    statements were parsed already. False where a swap is in no such statement (a compound one's header)."""
+    statements: dict[int, tuple[cst.CSTNode, list[tuple[cst.CSTNode, cst.CSTNode]]]] = {}
+    for old, new in swaps:
+        statement = parents.get(id(old))
+        while statement is not None and not isinstance(statement, cst.SimpleStatementLine):
+            if isinstance(statement, (cst.BaseCompoundStatement, cst.Module)):
+                return False
+            statement = parents.get(id(statement))
+        if statement is None:
+            return False
+        statements.setdefault(id(statement), (statement, []))[1].append((old, new))
+    for statement, its_swaps in statements.values():
+        for old, new in its_swaps:
+            statement = statement.deep_replace(old, new)
+        try:
+            cst.parse_statement(module.code_for_node(statement), module.config_for_parsing)
+        except (cst.ParserSyntaxError, RecursionError, MemoryError, UnicodeEncodeError):
+            return False
+    return True

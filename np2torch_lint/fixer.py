@@ -25,7 +25,7 @@ from libcst._nodes.internal import CodegenState
 
 from .diagnostics import Applicability, Diagnostic, Finding
 from .engine import Analysis, LintContext, analyse_on_this_thread, by_position
-from .fix_tree import fixed_tree
+from .fix_tree import fixed_tree, replaced_statements_parse
 from .parsing import check_fixed_text, parse, python_accepts, run_with_deep_stack
 from .fix_imports import ImportLayout, NameClash, Spelling
 from .files import SourceError
@@ -115,7 +115,10 @@ def _analysis_of_fixed(new_text: str, text: str, analysis: Analysis, made: _Pass
         check_fixed_text(new_text)  # the parser's own guards (size, depth) raise as parsing would
         tree = fixed_tree(analysis.module, text, new_text, analysis.parents, made.swaps, analysis.spans, made.edits,
                           made.import_edits)
-        if tree is not None and python_accepts(new_text):
+        parses = python_accepts(new_text) if tree is not None else False
+        if parses is None:  # too deep for Python's parser (it gives up): LibCST's, on the statements that changed
+            parses = replaced_statements_parse(analysis.module, analysis.parents, made.swaps)
+        if parses:
             rebuilt = analyse_on_this_thread(new_text, filename, codes, style, context, tree, for_fixing=True)
             if rebuilt.module is not None and not _candidates(rebuilt, new_text, unsafe) and not _near(
                     rebuilt, made.new_spans()):

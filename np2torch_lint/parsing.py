@@ -271,12 +271,15 @@ def check_fixed_text(text: str) -> None:
     _refuse_what_would_crash_the_parser(text)
 
 
-def python_accepts(text: str) -> bool:
-    """Whether Python's own parser (a fifth of LibCST's time) accepts the text."""
+def python_accepts(text: str) -> bool | None:
+    """Whether Python's own parser (a fifth of LibCST's time) accepts the text; None where it gives up (code
+    nested deeper than it goes, which LibCST may parse)."""
     try:
         _python_parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except (SyntaxError, ValueError):
         return False
+    except (RecursionError, MemoryError):
+        return None
     return True
 
 

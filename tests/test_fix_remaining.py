@@ -129,3 +129,19 @@ def test_a_fix_that_makes_the_file_too_large_is_refused(monkeypatch):
     assert len(text) < 100
     with pytest.raises(FixError, match="too large"):
         fix_text(text, "x.py")
+
+
+def test_code_too_deep_for_pythons_parser_is_checked_statement_by_statement(monkeypatch):
+    # Python's parser gives up on an elif chain this long (MemoryError); LibCST parses it
+    text = GRAD + "if flag == 0:\n    a = w.numpy()\n" + "".join(
+        f"elif flag == {i}:\n    a = w.numpy()\n" for i in range(1, 6500))
+    parsed = _parsed_texts(monkeypatch)
+    statements: list[str] = []
+    parse_statement = libcst.parse_statement
+    monkeypatch.setattr(libcst, "parse_statement", lambda code, *args: statements.append(code) or parse_statement(
+        code, *args))
+    outcome = fix_text(text, "chain.py", style=FixStyle.INLINE)
+    assert outcome.fixed == 6500 and not outcome.remaining
+    assert outcome.text.count("a = w.detach().numpy()") == 6500
+    assert outcome.text not in parsed
+    assert statements == ["a = w.detach().numpy()\n"] * 6500
