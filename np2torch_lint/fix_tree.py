@@ -23,15 +23,16 @@ from .positions import Span
 
 def fixed_tree(module: cst.Module, text: str, new_text: str, parents: Mapping[int, cst.CSTNode],
                swaps: Sequence[tuple[cst.CSTNode, cst.CSTNode]], spans: Mapping[cst.CSTNode, Span],
-               edits: Sequence[tuple[int, int, str]], import_edits: Sequence[tuple[int, int, str]]
-               ) -> cst.Module | None:
+               edits: Sequence[tuple[int, int, str]], import_edits: Sequence[tuple[int, int, str]],
+               rebuilt: dict[int, cst.CSTNode] | None = None) -> cst.Module | None:
     """``module`` (of ``text``) with each ``(old, new)`` of ``swaps`` swapped and the head that ``import_edits``
     (among ``edits``, every text edit of the pass) change parsed from ``new_text``; None where it cannot be made
-    exactly (parse then)."""
+    exactly (parse then). ``rebuilt``, when given, gets each rebuilt ancestor by the ``id`` of the one it
+    replaces."""
     if "\f" in text:  # LibCST prints such an indentation otherwise than the text has it
         return None
     try:
-        tree = _swapped(module, parents, swaps)
+        tree = _swapped(module, parents, swaps, {} if rebuilt is None else rebuilt)
     except (_NotFound, cst.CSTValidationError):
         return None
     if tree is None:
@@ -46,7 +47,8 @@ class _NotFound(Exception):
 
 
 def _swapped(module: cst.Module, parents: Mapping[int, cst.CSTNode],
-             swaps: Sequence[tuple[cst.CSTNode, cst.CSTNode]]) -> cst.Module | None:
+             swaps: Sequence[tuple[cst.CSTNode, cst.CSTNode]], rebuilt_nodes: dict[int, cst.CSTNode]
+             ) -> cst.Module | None:
     """The tree with every swap made, each changed ancestor rebuilt once, the deepest first."""
     nodes: dict[int, cst.CSTNode] = {}  # every swapped node and ancestor of one, by id
     depth: dict[int, int] = {id(module): 0}
@@ -78,6 +80,7 @@ def _swapped(module: cst.Module, parents: Mapping[int, cst.CSTNode],
             continue
         node = nodes[node_id]
         rebuilt = _with_children(node, changes[node_id])
+        rebuilt_nodes[node_id] = rebuilt
         if node is module:
             return rebuilt  # type: ignore[return-value]
         changes.setdefault(id(parents[node_id]), {})[node_id] = rebuilt
@@ -136,28 +139,3 @@ def _with_new_head(module: cst.Module, tree: cst.Module, text: str, new_text: st
             blocks and head.default_indent != module.default_indent):
         return None
     return tree.with_changes(header=head.header, body=[*head.body, *tree.body[count:]])
-
-
-def replaced_statements_parse(module: cst.Module, parents: Mapping[int, cst.CSTNode],
-                              swaps: Sequence[tuple[cst.CSTNode, cst.CSTNode]]) -> bool:
-    """Whether each one-line statement that holds a swap parses on its own once the swaps in it are made: for code
-    too deep for Python's parser to check whole (an ``elif`` chain of thousands of branches), whose other
-    statements were parsed already. False where a swap is in no such statement (a compound one's header)."""
-    statements: dict[int, tuple[cst.CSTNode, list[tuple[cst.CSTNode, cst.CSTNode]]]] = {}
-    for old, new in swaps:
-        statement = parents.get(id(old))
-        while statement is not None and not isinstance(statement, cst.SimpleStatementLine):
-            if isinstance(statement, (cst.BaseCompoundStatement, cst.Module)):
-                return False
-            statement = parents.get(id(statement))
-        if statement is None:
-            return False
-        statements.setdefault(id(statement), (statement, []))[1].append((old, new))
-    for statement, its_swaps in statements.values():
-        for old, new in its_swaps:
-            statement = statement.deep_replace(old, new)
-        try:
-            cst.parse_statement(module.code_for_node(statement), module.config_for_parsing)
-        except (cst.ParserSyntaxError, RecursionError, MemoryError, UnicodeEncodeError):
-            return False
-    return True

@@ -25,7 +25,7 @@ from libcst._nodes.internal import CodegenState
 
 from .diagnostics import Applicability, Diagnostic, Finding
 from .engine import Analysis, LintContext, analyse_on_this_thread, by_position
-from .fix_tree import fixed_tree, replaced_statements_parse
+from .fix_tree import fixed_tree
 from .parsing import check_fixed_text, parse, python_accepts, run_with_deep_stack
 from .fix_imports import ImportLayout, NameClash, Spelling
 from .files import SourceError
@@ -113,11 +113,12 @@ def _analysis_of_fixed(new_text: str, text: str, analysis: Analysis, made: _Pass
     """
     if len(made.swaps) == candidates and analysis.module is not None:
         check_fixed_text(new_text)  # the parser's own guards (size, depth) raise as parsing would
+        rebuilt: dict[int, cst.CSTNode] = {}
         tree = fixed_tree(analysis.module, text, new_text, analysis.parents, made.swaps, analysis.spans, made.edits,
-                          made.import_edits)
+                          made.import_edits, rebuilt)
         parses = python_accepts(new_text) if tree is not None else False
-        if parses is None:  # too deep for Python's parser (it gives up): LibCST's, on the statements that changed
-            parses = replaced_statements_parse(analysis.module, analysis.parents, made.swaps)
+        if parses is None:  # too deep for Python's parser (it gives up): the statements that changed, alone
+            parses = _changed_lines_parse(analysis.module, analysis.parents, made.swaps, rebuilt)
         if parses:
             rebuilt = analyse_on_this_thread(new_text, filename, codes, style, context, tree, for_fixing=True)
             if rebuilt.module is not None and not _candidates(rebuilt, new_text, unsafe) and not _near(
@@ -127,6 +128,25 @@ def _analysis_of_fixed(new_text: str, text: str, analysis: Analysis, made: _Pass
     if fixed.module is None:  # nothing to analyse, so nothing was parsed: check it anyway
         parse(new_text)
     return fixed
+
+
+def _changed_lines_parse(module: cst.Module, parents: Mapping[int, cst.CSTNode],
+                         swaps: list[tuple[cst.CSTNode, cst.CSTNode]], rebuilt: Mapping[int, cst.CSTNode]) -> bool:
+    """Whether Python's parser accepts the one-line statements that hold a replacement, as rebuilt, side by side:
+    the check for a result too deep for it to take whole (an ``elif`` chain of thousands of branches), whose other
+    statements LibCST parsed. False where a replacement is in no such statement (a compound statement's header)."""
+    pieces: dict[int, str] = {}
+    for old, _ in swaps:
+        statement = parents.get(id(old))
+        while statement is not None and not isinstance(statement, cst.SimpleStatementLine):
+            if isinstance(statement, (cst.BaseCompoundStatement, cst.Module)):
+                return False
+            statement = parents.get(id(statement))
+        if statement is None or id(statement) not in rebuilt:
+            return False
+        if id(statement) not in pieces:  # LibCST prints whole statements: brackets and strings close in each
+            pieces[id(statement)] = _printed(rebuilt[id(statement)], "", module)
+    return python_accepts("".join(pieces.values())) is True
 
 
 def _near(analysis: Analysis, replaced: list[tuple[int, int]]) -> bool:

@@ -136,12 +136,11 @@ def test_code_too_deep_for_pythons_parser_is_checked_statement_by_statement(monk
     text = GRAD + "if flag == 0:\n    a = w.numpy()\n" + "".join(
         f"elif flag == {i}:\n    a = w.numpy()\n" for i in range(1, 6500))
     parsed = _parsed_texts(monkeypatch)
-    statements: list[str] = []
-    parse_statement = libcst.parse_statement
-    monkeypatch.setattr(libcst, "parse_statement", lambda code, *args: statements.append(code) or parse_statement(
-        code, *args))
+    checked: list[str] = []
+    python_accepts = parsing.python_accepts
+    monkeypatch.setattr(fixer, "python_accepts", lambda code: checked.append(code) or python_accepts(code))
     outcome = fix_text(text, "chain.py", style=FixStyle.INLINE)
     assert outcome.fixed == 6500 and not outcome.remaining
     assert outcome.text.count("a = w.detach().numpy()") == 6500
     assert outcome.text not in parsed
-    assert statements == ["a = w.detach().numpy()\n"] * 6500
+    assert checked == [outcome.text, "a = w.detach().numpy()\n" * 6500]  # the changed lines, side by side
