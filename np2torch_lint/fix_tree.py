@@ -110,21 +110,35 @@ def _with_children(node: cst.CSTNode, new_children: Mapping[int, cst.CSTNode]) -
 def _with_new_head(module: cst.Module, tree: cst.Module, text: str, new_text: str, spans: Mapping[cst.CSTNode, Span],
                    edits: Sequence[tuple[int, int, str]], import_edits: Sequence[tuple[int, int, str]]
                    ) -> cst.Module | None:
-    """``tree`` with its header and first statements, up to the last one an import edit touches (or borders),
-    parsed from ``new_text``."""
+    """``tree`` with its header and first statements, through the last one an import edit changes, parsed from
+    ``new_text``. A new line inserted between two statements changes neither (each keeps its own leading lines),
+    so the parse stops there; the first statement always goes with the header."""
     body = module.body
-    cut, count = 0, 0
-    for start, end, _ in import_edits:
-        touched = [index for index, statement in enumerate(body) if statement in spans
-                   and spans[statement].start <= end and spans[statement].end >= start]
-        if touched:
-            last = max(touched)
-            if last + 1 > count:
-                count, cut = last + 1, spans[body[last]].end
-        elif not body:
-            count, cut = 0, len(text)
-        else:
+    if not body:
+        cut, count = len(text), 0
+    else:
+        if body[0] not in spans:
             return None
+        cut, count = spans[body[0]].end, 1
+    for start, end, _ in import_edits:
+        placed = not body
+        for index, statement in enumerate(body):
+            span = spans.get(statement)
+            if span is None:
+                continue
+            if start < span.end and end > span.start:
+                through, at = index + 1, span.end  # in it: parsed with it
+            elif start == end == span.end:
+                through, at = index + 1, start  # after it
+            elif start == end == span.start:
+                through, at = index, start  # before it (and before its own leading lines)
+            else:
+                continue
+            placed = True
+            if (through, at) > (count, cut):
+                count, cut = through, at
+        if not placed:
+            return None  # before a comment that heads the file, or some other place: parse it all
     # each edit lies wholly before or after the cut (the cut is between top-level statements)
     if any(start < cut < end for start, end, _ in edits):
         return None

@@ -78,8 +78,12 @@ def _parsed_texts(monkeypatch) -> list[str]:
     return parsed
 
 
-def test_a_pass_that_applies_every_fix_does_not_parse_its_result(monkeypatch):
-    text = GRAD + "".join(f"a{i} = w.numpy()\n" for i in range(50))
+@pytest.mark.parametrize("text", [
+    GRAD + "".join(f"a{i} = w.numpy()\n" for i in range(50)),
+    "import torch\n\n\ndef run():\n    w = torch.ones(2, requires_grad=True)\n"
+    + "".join(f"    a{i} = w.numpy()\n" for i in range(50)),  # the import goes right above a long function
+], ids=["module level", "in a function"])
+def test_a_pass_that_applies_every_fix_does_not_parse_its_result(text, monkeypatch):
     parsed = _parsed_texts(monkeypatch)
     outcome = fix_text(text, "x.py")
     assert outcome.fixed == 50 and not outcome.remaining
