@@ -79,6 +79,9 @@ class Analysis:
     dependencies: dict[str, str] = field(default_factory=dict)
     #: findings in other modules' code that hold through this file's calls: module path -> its diagnostics
     contributed: dict[str, list[Diagnostic]] = field(default_factory=dict)
+    #: for the fixer, where a file has fixes: the parent of each node ``spans`` covers and of their ancestors (by
+    #: ``id``), so that it can swap nodes in the tree (``fix_tree``)
+    parents: dict[int, cst.CSTNode] = field(default_factory=dict)
 
     @property
     def positions(self) -> dict[cst.CSTNode, CodeRange]:
@@ -105,11 +108,14 @@ def analyse_text(text: str, filename: str, codes: Collection[str] | None = None,
 
 
 def analyse_on_this_thread(text: str, filename: str, codes: Collection[str] | None = None,
-                           style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None) -> Analysis:
-    """``analyse_text`` for a caller already on the deep-stack thread (``run_with_deep_stack``)."""
+                           style: FixStyle = FixStyle.HELPERS, context: LintContext | None = None,
+                           module: cst.Module | None = None, for_fixing: bool = False) -> Analysis:
+    """``analyse_text`` for a caller already on the deep-stack thread (``run_with_deep_stack``); ``module``, when
+    given, is the text's tree (it prints ``text``), made without parsing it (the fixer's). ``for_fixing``: note
+    the ``parents`` the fixer needs to swap nodes."""
     if not _may_have_findings(text, codes, context, filename):
         return Analysis()
-    return _analyse_module_text(text, filename, codes, style, context)
+    return _analyse_module_text(text, filename, codes, style, context, module, for_fixing)
 
 
 def _may_have_findings(text: str, codes: Collection[str] | None, context: LintContext | None,
@@ -131,9 +137,12 @@ def by_position(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None, style: FixStyle,
-                         context: LintContext | None = None) -> Analysis:
+                         context: LintContext | None = None, module: cst.Module | None = None,
+                         for_fixing: bool = False) -> Analysis:
     project = context.project if context is not None else None
-    module = project.parsed_before_its_turn(filename, text) if project is not None else None
+    if project is not None:
+        parsed = project.parsed_before_its_turn(filename, text)
+        module = parsed if parsed is not None else module
     if module is None:
         module = parse(text)
     findings, facts, link = findings_for(module, codes, style, context, filename)
@@ -149,9 +158,11 @@ def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None
     sites = [finding.through for found in (findings, *foreign.values()) for finding in found
              if isinstance(finding.through, CallSite)]
     wanted.update(site.node for site in sites if site.module is None)
-    if any(finding.fix is not None for finding in findings):
+    parents: dict[int, cst.CSTNode] = {}
+    has_fixes = any(finding.fix is not None for finding in findings)
+    if has_fixes:
         wanted.update(layout_statements(module))
-    spans = locate(module, text, wanted)
+    spans = locate(module, text, wanted, parents if has_fixes and for_fixing else None)
     lines = _CallLines(link, filename, spans, sites, foreign)
     diagnostics = [_diagnostic(finding, filename, spans, lines, None) for finding in findings]
     contributed = {}
@@ -159,7 +170,7 @@ def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None
         their_spans = lines.spans_in(path)
         contributed[str(path)] = [_diagnostic(finding, str(path), their_spans, lines, path, fix=False)
                                   for finding in found]
-    return Analysis(module, facts, findings, diagnostics, spans, dependencies, contributed)
+    return Analysis(module, facts, findings, diagnostics, spans, dependencies, contributed, parents)
 
 
 def _diagnostic(finding: Finding, filename: str, spans: Mapping[cst.CSTNode, Span], lines: _CallLines,

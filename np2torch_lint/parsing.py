@@ -266,6 +266,23 @@ def collector_paused_for_files(every: int = 1000) -> Iterator[Callable[[], None]
             gc.enable()
 
 
+def check_fixed_text(text: str) -> None:
+    """Raise ``SourceError`` where parsing would refuse the text before trying (too large, too deep)."""
+    _refuse_what_would_crash_the_parser(text)
+
+
+def python_accepts(text: str) -> bool | None:
+    """Whether Python's own parser (a fifth of LibCST's time) accepts the text; None where it gives up (code
+    nested deeper than it goes, which LibCST may parse)."""
+    try:
+        _python_parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    except (RecursionError, MemoryError):
+        return None
+    return True
+
+
 def check_parses(text: str) -> None:
     """Raise ``SourceError`` when the text does not parse, without building LibCST's tree when Python's parser (a
     fifth of LibCST's time) accepts it. LibCST has the last word, as it may know syntax newer than this Python."""

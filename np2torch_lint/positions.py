@@ -50,13 +50,15 @@ class LineIndex:
         return self.line_starts[line - 1] + column
 
 
-def locate(module: cst.Module, text: str, nodes: Collection[cst.CSTNode]) -> dict[cst.CSTNode, Span]:
-    """The span of each of ``nodes`` (nodes of ``module``, which was parsed from ``text``).
+def locate(module: cst.Module, text: str, nodes: Collection[cst.CSTNode],
+           parents: dict[int, cst.CSTNode] | None = None) -> dict[cst.CSTNode, Span]:
+    """The span of each of ``nodes`` (nodes of ``module``, which was parsed from ``text``); ``parents``, when
+    given, gets the parent of each of them and of each of their ancestors but the module (by the child's ``id``).
 
     Recursion follows the tree's depth, as LibCST's own printing does: call it where parsing was called (the
     deep-stack thread for deep code).
     """
-    state = _LocatingState(module, {id(node) for node in nodes})
+    state = _LocatingState(module, {id(node) for node in nodes}, parents)
     module._codegen(state)
     lines = LineIndex(text)
     limit = len(text)  # a module without a final newline prints one and takes it back at the very end
@@ -95,9 +97,10 @@ _NOT_RECORDED = contextlib.nullcontext()
 class _LocatingState(CodegenState):
     """Prints nothing: counts characters, and notes where the wanted nodes start and end."""
 
-    def __init__(self, module: cst.Module, wanted: set[int]) -> None:
+    def __init__(self, module: cst.Module, wanted: set[int], parents: dict[int, cst.CSTNode] | None) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.wanted = wanted
+        self.parents = parents
         self.offset = 0
         self.indent_width = 0
         self.ancestors: list[cst.CSTNode] = []
@@ -128,6 +131,12 @@ class _LocatingState(CodegenState):
             self.opened[id(node)] = (self.offset, "".join(self.indent_tokens),
                                      ancestors[-2] if len(ancestors) > 1 else None,
                                      ancestors[-3] if len(ancestors) > 2 else None)
+            parents = self.parents
+            if parents is not None:  # up to the first ancestor linked already: each link is made once
+                index = len(ancestors) - 1
+                while index > 0 and id(ancestors[index]) not in parents:
+                    parents[id(ancestors[index])] = ancestors[index - 1]
+                    index -= 1
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         self.ancestors.pop()
