@@ -162,6 +162,10 @@ def extract_python_files(git_dir: Path, commit: str, destination: Path) -> str |
         with tarfile.open(fileobj=archive.stdout, mode="r|") as tar:
             # the "data" filter refuses absolute paths and links out of the folder (Python >= 3.11.4)
             tar.extractall(destination, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+        # tarfile stops at the end-of-archive marker: read the padding git still writes after it, or git may die of
+        # SIGPIPE when the pipe closes (exit -13, no message: "git archive failed", and the project is left out)
+        while archive.stdout.read(1 << 16):
+            pass
     except tarfile.TarError as error:
         archive.kill()
         return f"unreadable archive: {error}"
