@@ -91,8 +91,8 @@ class CallsMixin:
             if model is not None:  # ``transforms.ToTensor()(img)``
                 return self._made_from_item(self._apply_model(node, callee.qualname + ".__call__", model, args), args)
         self._spoil_passed_containers(args)
-        for tensor in args.tensors():  # what an unknown callable does with a float64 tensor is unknown: it may decide
-            self.facts.dtype_decided.update(tensor.float64_origins)  # (``G(z)`` of a network loaded from a pickle)
+        # what an unknown callable does with a float64 tensor is unknown: it may decide (``G(z)`` of a pickled network)
+        self.facts.dtypes_may_be_decided(args.tensors())
         return self._made_from_item(UNKNOWN, args)  # ``self.perturbation(x[i])``: unknown, but each item's own
 
     def _made_from_item(self, result: Value, args: Args) -> Value:
@@ -176,8 +176,7 @@ class CallsMixin:
     def _note_module_dtype(self, module: Value, args: Args) -> None:
         """A module converted with ``.double()`` takes float64 on purpose: what is fed to it was decided."""
         if module.dtype == "float64":
-            for tensor in args.tensors():
-                self.facts.dtype_decided.update(tensor.float64_origins)
+            self.facts.dtypes_may_be_decided(args.tensors())
 
     def _call_one_of(self, node: cst.Call, choices: tuple[Value, ...], args: Args) -> Value:
         """A call of one of several library callables chosen at run time: a NumPy -> torch conversion when they
@@ -272,8 +271,7 @@ class CallsMixin:
             # a method of an object the analysis does not know, or a network's own method, may cast a float64 tensor
             # (``G.mapping(z)`` of a network loaded from a pickle); so may a tensor's method no row models (an
             # in-place one casts into the tensor's dtype), or the receiver was only taken for a tensor
-            for tensor in args.tensors():
-                self.facts.dtype_decided.update(tensor.float64_origins)
+            self.facts.dtypes_may_be_decided(args.tensors())
         if model is None and kind is Kind.UNKNOWN:
             # ``clip.get_frame(n + i)`` in a loop over ``i``: unknown, but each item's own, as ``clip[n + i]`` is
             item = next((v.loop_item for v in args.all_values() if v.loop_item is not None), None)
@@ -409,9 +407,10 @@ def _reads_after(body: cst.CSTNode, start: cst.CSTNode, name: str) -> list[cst.N
 def _changed_name(target: cst.BaseExpression, receiver: Value) -> str | None:
     """The name an in-place method changes: ``model`` in ``model.requires_grad_(False)``, and in
     ``model.eval().requires_grad_(False)`` too, where every method before it returns the module itself."""
-    while (isinstance(target, cst.Call) and receiver.kind is Kind.NN_MODULE and isinstance(target.func, cst.Attribute)
-           and target.func.attr.value in api.MODULE_METHODS_RETURNING_SELF):
-        target = target.func.value
+    if receiver.kind is Kind.NN_MODULE:
+        while (isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute)
+               and target.func.attr.value in api.MODULE_METHODS_RETURNING_SELF):
+            target = target.func.value
     return target.value if isinstance(target, cst.Name) else None
 
 

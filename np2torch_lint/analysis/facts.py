@@ -123,6 +123,12 @@ class Facts:
         self.float64_conversions[node] = constructor
         self.float64_through.pop(node, None)
 
+    def dtypes_may_be_decided(self, tensors: list[Value]) -> None:
+        """``tensors`` went where their dtype may be decided (cast, compared, fed to a float64 module): the float64
+        conversions that made them are no longer NumPy's default leaking into torch."""
+        for tensor in tensors:
+            self.dtype_decided.update(tensor.float64_origins)
+
     def absorb(self, other: Facts) -> None:
         """Add what ``other`` recorded after what this one did (a method read ahead of its turn)."""
         self.tensor_to_numpy.extend(other.tensor_to_numpy)

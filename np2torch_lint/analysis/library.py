@@ -41,8 +41,7 @@ class LibraryMixin:
         if kind == "ndarray" or kind == "numpy-value":
             return self._array_result(node, qualname, model, args, receiver)
         if "decides-dtype" in model.flags and kind != "same":
-            for tensor in args.tensors():  # ``gradcheck(f, (x,))``: float64 on purpose
-                self.facts.dtype_decided.update(tensor.float64_origins)
+            self.facts.dtypes_may_be_decided(args.tensors())  # ``gradcheck(f, (x,))``: float64 on purpose
         if kind == "same":
             return self._changed_receiver(model, args, receiver)
         if kind == "sequence" and "elements-of" in model.params:

@@ -135,8 +135,8 @@ class SummariesMixin:
             self.escaped_methods.add(info)  # what it does with its arguments is not read (containers.py)
             return info.returns, None
         if info.node is None:  # a function of another module of the project: its summary, in this grad mode
-            for tensor in args.tensors():  # what it does with a float64 tensor is not summarised: it may decide
-                self.facts.dtype_decided.update(tensor.float64_origins)
+            # what it does with a float64 tensor is not summarised: it may decide
+            self.facts.dtypes_may_be_decided(args.tensors())
             result = info.generic_returns
             if info.defaults_returns is not None and not _passes_a_defaulted_parameter(info, args, receiver):
                 result = info.defaults_returns
