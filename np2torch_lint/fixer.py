@@ -120,10 +120,10 @@ def _analysis_of_fixed(new_text: str, text: str, analysis: Analysis, made: _Pass
         if parses is None:  # too deep for Python's parser (it gives up): the statements that changed, alone
             parses = _changed_lines_parse(analysis.module, analysis.parents, made.swaps, rebuilt)
         if parses:
-            rebuilt = analyse_on_this_thread(new_text, filename, codes, style, context, tree, for_fixing=True)
-            if rebuilt.module is not None and not _candidates(rebuilt, new_text, unsafe) and not _near(
-                    rebuilt, made.new_spans()):
-                return rebuilt
+            reused = analyse_on_this_thread(new_text, filename, codes, style, context, tree, for_fixing=True)
+            if reused.module is not None and not _candidates(reused, new_text, unsafe) and not _near(
+                    reused, made.new_spans()):
+                return reused
     fixed = analyse_on_this_thread(new_text, filename, codes, style, context, for_fixing=True)
     if fixed.module is None:  # nothing to analyse, so nothing was parsed: check it anyway
         parse(new_text)

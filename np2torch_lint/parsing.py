@@ -286,7 +286,5 @@ def python_accepts(text: str) -> bool | None:
 def check_parses(text: str) -> None:
     """Raise ``SourceError`` when the text does not parse, without building LibCST's tree when Python's parser (a
     fifth of LibCST's time) accepts it. LibCST has the last word, as it may know syntax newer than this Python."""
-    try:
-        _python_parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    if not python_accepts(text):  # refused, or too deep for Python's parser
         run_with_deep_stack(parse, text)  # raises SourceError with LibCST's or Python's reason
