@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import libcst
 import pytest
 
 
@@ -16,3 +17,17 @@ def write(tmp_path: Path):
         return path
 
     return _write
+
+
+@pytest.fixture
+def parsed(monkeypatch) -> list[str]:
+    """The texts LibCST parses."""
+    texts: list[str] = []
+    original = libcst.parse_module
+
+    def counting(text, *args, **kwargs):
+        texts.append(text)
+        return original(text, *args, **kwargs)
+
+    monkeypatch.setattr(libcst, "parse_module", counting)
+    return texts

@@ -11,7 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import libcst
 import pytest
 
 from np2torch_lint import jobs
@@ -264,20 +263,6 @@ def test_a_submodule_reached_as_an_attribute_is_summarised_once_so_a_warm_run_an
     analysed.clear()
     assert findings(root, cached) == cold
     assert analysed == []
-
-
-@pytest.fixture
-def parsed(monkeypatch) -> list[str]:
-    """The texts LibCST parses."""
-    texts: list[str] = []
-    original = libcst.parse_module
-
-    def counting(text, *args, **kwargs):
-        texts.append(text)
-        return original(text, *args, **kwargs)
-
-    monkeypatch.setattr(libcst, "parse_module", counting)
-    return texts
 
 
 def copied_project(tmp_path: Path, name: str) -> Path:

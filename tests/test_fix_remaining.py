@@ -66,25 +66,12 @@ def test_a_message_naming_a_line_names_it_in_the_fixed_text():
     assert left.message.endswith("(through the call of f at line 12)") and left.line == 7
 
 
-def _parsed_texts(monkeypatch) -> list[str]:
-    parsed: list[str] = []
-    parse_module = libcst.parse_module
-
-    def counting(text, *args, **kwargs):
-        parsed.append(text)
-        return parse_module(text, *args, **kwargs)
-
-    monkeypatch.setattr(parsing.cst, "parse_module", counting)
-    return parsed
-
-
 @pytest.mark.parametrize("text", [
     GRAD + "".join(f"a{i} = w.numpy()\n" for i in range(50)),
     "import torch\n\n\ndef run():\n    w = torch.ones(2, requires_grad=True)\n"
     + "".join(f"    a{i} = w.numpy()\n" for i in range(50)),  # the import goes right above a long function
 ], ids=["module level", "in a function"])
-def test_a_pass_that_applies_every_fix_does_not_parse_its_result(text, monkeypatch):
-    parsed = _parsed_texts(monkeypatch)
+def test_a_pass_that_applies_every_fix_does_not_parse_its_result(text, parsed):
     outcome = fix_text(text, "x.py")
     assert outcome.fixed == 50 and not outcome.remaining
     assert parsed[0] == text
@@ -92,9 +79,8 @@ def test_a_pass_that_applies_every_fix_does_not_parse_its_result(text, monkeypat
     assert all(len(each) < 100 for each in parsed[1:])
 
 
-def test_a_pass_that_left_an_overlapping_fix_parses_its_result(monkeypatch):
+def test_a_pass_that_left_an_overlapping_fix_parses_its_result(parsed):
     text = CASES["NPT001 and NPT002 on one .numpy()"]
-    parsed = _parsed_texts(monkeypatch)
     outcome = fix_text(text, "x.py", style=FixStyle.INLINE)
     assert "w.detach().cpu().numpy()" in outcome.text
     assert len([each for each in parsed if len(each) > 60]) >= 2  # the first text and the next pass's
@@ -135,11 +121,10 @@ def test_a_fix_that_makes_the_file_too_large_is_refused(monkeypatch):
         fix_text(text, "x.py")
 
 
-def test_code_too_deep_for_pythons_parser_is_checked_statement_by_statement(monkeypatch):
+def test_code_too_deep_for_pythons_parser_is_checked_statement_by_statement(monkeypatch, parsed):
     # Python's parser gives up on an elif chain this long (MemoryError); LibCST parses it
     text = GRAD + "if flag == 0:\n    a = w.numpy()\n" + "".join(
         f"elif flag == {i}:\n    a = w.numpy()\n" for i in range(1, 6500))
-    parsed = _parsed_texts(monkeypatch)
     checked: list[str] = []
     python_accepts = parsing.python_accepts
     monkeypatch.setattr(fixer, "python_accepts", lambda code: checked.append(code) or python_accepts(code))
