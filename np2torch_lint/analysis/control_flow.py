@@ -50,7 +50,8 @@ class ControlFlowMixin:
                 body_scope = incoming.copy()
                 body_scope.names.update(when_true)
                 self.scope = body_scope
-                branch_test = self.device_test(branch.test)
+                # what a branch of a device test returns holds under it (only a function's body returns)
+                branch_test = self.device_test(branch.test) if self.returns is not None else None
                 if outcome is False:
                     self.read_unreachable(lambda: self._suite(branch.body))
                 else:
