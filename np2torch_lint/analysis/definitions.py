@@ -293,8 +293,9 @@ class DefinitionsMixin:
         owner = self.class_being_defined
         if owner is not None and role == "function":
             role = "method"
+        # a ``def`` inside another module's body being read (``current_module``) is that module's code
         info = FunctionInfo(node, owner.scope if owner is not None else self.scope, defaults, annotations, returns,
-                            grad_enabled, role, owner, opaque)
+                            grad_enabled, role, owner, opaque, module=self.current_module)
         self.definitions.append(info)
         if owner is not None:
             if role != "setter":

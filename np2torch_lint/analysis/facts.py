@@ -151,9 +151,10 @@ class Facts:
             else:
                 self.foreign[module] = facts
 
-    def absorb_call(self, other: Facts, site: CallSite) -> None:
+    def absorb_call(self, other: Facts, site: CallSite, outermost: bool = False) -> None:
         """What a body read with the arguments of the call at ``site`` recorded (``other``): each fact once, as
-        holding through the innermost call that made it hold (one already named keeps its call)."""
+        holding through the innermost call that made it hold (one already named keeps its call), or through
+        ``site`` itself where ``outermost`` says so."""
         taken = self._called
         for name in _LISTS:
             mine = getattr(self, name)
@@ -162,11 +163,12 @@ class Facts:
                 if plain in taken:
                     continue
                 taken.add(plain)
-                mine.append(fact if fact.through is not None else dataclasses.replace(fact, through=site))
+                named = fact.through is not None and not outermost
+                mine.append(fact if named else dataclasses.replace(fact, through=site))
         for node, constructor in other.float64_conversions.items():
             if node not in self.float64_conversions:
                 self.float64_conversions[node] = constructor
-                self.float64_through[node] = other.float64_through.get(node, site)
+                self.float64_through[node] = site if outermost else other.float64_through.get(node, site)
         if other.dtype_decided is not self.dtype_decided:
             self.dtype_decided.update(other.dtype_decided)
         self.sets_default_dtype = self.sets_default_dtype or other.sets_default_dtype

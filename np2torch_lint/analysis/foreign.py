@@ -91,8 +91,10 @@ class ForeignMixin:
 
     def _absorb_read(self, found: Facts, module: object | None, site: CallSite) -> None:
         """What reading a body of ``module`` with the arguments of the call at ``site`` recorded, and what the reads
-        it made recorded of other modules, each to its module's facts."""
-        self._facts_of(module).absorb_call(found, site)
+        it made recorded of other modules, each to its module's facts. What holds in another module's code through
+        its own helpers (``hits(...)`` inside the body read) names this call: the one a reader of that module can
+        follow to the values."""
+        self._facts_of(module).absorb_call(found, site, outermost=module != self.current_module)
         for other, facts in found.foreign.items():
             self._facts_of(other).absorb_call(facts, site)
 

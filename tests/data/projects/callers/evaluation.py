@@ -27,3 +27,11 @@ def to_numpy(tensor):
 def nan_count(scores):
     # train.py passes a tensor on the device
     return int(np.isnan(scores).sum())  # NPT002
+
+
+def scores_at(loader, mode):
+    def hits(predicted, truth):
+        # a helper defined in the body: what it finds is this module's code too
+        return np.logical_and(predicted, truth)  # NPT002
+
+    return [hits(model_out, truth) for model_out, truth in loader]

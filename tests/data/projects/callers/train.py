@@ -2,7 +2,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from evaluation import evaluate, evaluate_quietly, im2tensor, nan_count, to_numpy
+from evaluation import evaluate, evaluate_quietly, im2tensor, nan_count, scores_at, to_numpy
 from exporter import Exporter
 from memory import ReplayMemory
 from utils import get_device, resolve
@@ -24,3 +24,4 @@ y.numpy()  # NPT002
 memory = ReplayMemory(100, 4)
 states = torch.from_numpy(memory.sample(8))  # NPT004
 Exporter(nn.BatchNorm1d(3))
+scores_at([(net(torch.ones(3, device=device)).detach(), torch.ones(3))], "test")
