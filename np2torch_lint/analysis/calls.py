@@ -266,7 +266,7 @@ class CallsMixin:
                 return UNKNOWN
         owner = class_of(receiver)
         model = None if owner is None else self.models.call(f"{owner}.{method}")
-        if model is None and (kind in (Kind.UNKNOWN, Kind.TENSOR) or (
+        if model is None and method not in api.LOGGING_METHODS and (kind in (Kind.UNKNOWN, Kind.TENSOR) or (
                 kind is Kind.NN_MODULE and method not in api.NN_MODULE_STORING_METHODS)):
             # a method of an object the analysis does not know, or a network's own method, may cast a float64 tensor
             # (``G.mapping(z)`` of a network loaded from a pickle); so may a tensor's method no row models (an

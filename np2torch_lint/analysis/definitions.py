@@ -24,6 +24,8 @@ from .values import UNKNOWN, Kind, ParameterMove, Value, join
 
 #: an unannotated parameter with a number default: a Python number (int, float or bool; which is not known)
 A_NUMBER = Value(Kind.NUMBER)
+#: one with a float default (``init_temperature=0.1``): a float, or an int where a caller passes one
+A_FLOAT = Value(Kind.NUMBER, dtype="float")
 
 
 @dataclass(eq=False)
@@ -326,13 +328,15 @@ class DefinitionsMixin:
                     annotations[param.name.value] = annotated
             elif param.default is not None and param.star == "" and defaults[param.name.value].kind is Kind.NUMBER:
                 # ``def f(x, scale=1)``: a Python number, as pyright infers from a default; which kind a caller
-                # passes (``scale=0.5``) is not known
-                annotations[param.name.value] = A_NUMBER
+                # passes (``scale=0.5``) is not known. A float default says ``float``, which admits an int (as in
+                # typing): NumPy makes float64 of both (``np.log(init_temperature=0.1)``)
+                default = defaults[param.name.value]
+                annotations[param.name.value] = A_FLOAT if default.dtype == "float" else A_NUMBER
         return defaults, annotations
 
     def _lambda(self, node: cst.Lambda) -> Value:
         defaults, annotations = self._parameter_values(node.params)
-        info = FunctionInfo(node, self.scope, defaults, annotations)
+        info = FunctionInfo(node, self.scope, defaults, annotations, module=self.current_module)
         self.definitions.append(info)
         if self.function_info is not None:
             self.defines_nested.add(self.function_info)

@@ -80,3 +80,9 @@ MODULE_METHODS_RETURNING_SELF = frozenset({"eval", "train", "requires_grad_", "t
 #: (``G.mapping(z)``), they decide nothing of its dtype
 NN_MODULE_STORING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module",
                                        "load_state_dict", "set_extra_state", "register_forward_hook"})
+
+#: methods of loggers and metric writers (a run's own ``logger.log(name, value, step)``, TensorBoard's
+#: ``writer.add_scalar``, Lightning's ``self.log``): they record the value they are given and hand nothing back to
+#: the computation, so calling one decides nothing of a float64 tensor's dtype, even on an unknown receiver
+LOGGING_METHODS = frozenset({"log", "log_metrics", "log_dict", "add_scalar", "add_scalars", "add_histogram",
+                             "add_image", "add_images", "add_text", "add_figure"})
