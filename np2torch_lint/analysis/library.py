@@ -249,7 +249,9 @@ class LibraryMixin:
             other = args.positional[index] if len(args.positional) > index else None
             result = result.but(dtype=other.dtype if other is not None and other.kind is Kind.TENSOR else None)
         if "no-grad" in flags:
-            result = result.but(requires_grad=False)
+            # ``Variable(t, requires_grad=True)``: the legacy wrapper is ``t.detach()`` unless it is told otherwise
+            asked = args.keywords.get("requires_grad")
+            result = result.but(requires_grad=False if asked is None else bool_literal(asked))
         if "clears-origins" in flags:
             result = result.but(float64_origins=frozenset())
         return result
