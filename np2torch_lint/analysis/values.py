@@ -221,6 +221,8 @@ def join(a: Value, b: Value) -> Value:
     if a.kind is not b.kind:
         if Kind.UNKNOWN in (a.kind, b.kind) and Kind.TENSOR in (a.kind, b.kind):
             return _maybe_tensor(a if a.kind is Kind.TENSOR else b)
+        if Kind.UNKNOWN in (a.kind, b.kind) and Kind.NN_MODULE in (a.kind, b.kind):
+            return _maybe_module(a if a.kind is Kind.NN_MODULE else b)
         return UNKNOWN
     if a.kind is Kind.REF and a.qualname != b.qualname:
         # ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``: one of these, chosen at run time
@@ -386,6 +388,13 @@ def _maybe_tensor(tensor: Value) -> Value:
     return Value(Kind.TENSOR, requires_grad=True if tensor.requires_grad else None,
                  on_accelerator=True if tensor.on_accelerator else None,
                  device_test=tensor.device_test if tensor.on_accelerator else None)
+
+
+def _maybe_module(module: Value) -> Value:
+    """An unknown value on one path and a module on the other (``if use_cuda: model.cuda()``, which only a module
+    does in place): where the program uses it as a module, it may be where the module path put it."""
+    return Value(Kind.NN_MODULE, on_accelerator=True if module.on_accelerator else None,
+                 device_test=module.device_test if module.on_accelerator else None)
 
 
 def join_all(values: list[Value]) -> Value | None:
