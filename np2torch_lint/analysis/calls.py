@@ -297,7 +297,7 @@ class CallsMixin:
                 element = appended.but(loop_item=None, transfer=appended.transfer if awaits_stack else None)
                 self.scope.names[func.value.value] = sequence.but(
                     items=None, element=element if sequence.element is None else join(sequence.element, element))
-        if method in ("pop", "popleft"):
+        if method in ("pop", "popleft", "__next__"):  # ``gen.__next__()`` is ``next(gen)``
             return self._element_of(sequence)
         return NONE if method in ADDING_METHODS else UNKNOWN
 
