@@ -450,7 +450,7 @@ class ControlFlowMixin:
         if isinstance(iter_node, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
             return True  # a handful of different things written out, e.g. ``(inputs, targets)``
         if iterable.kind is Kind.SEQUENCE and iterable.items is not None and not iterable.open_ended:
-            return True  # the same, written out elsewhere: ``yield x, y`` of a batch generator, or a comprehension of it
+            return True  # the same written out elsewhere: ``yield x, y`` of a batch generator, or a comprehension of it
         if isinstance(iter_node, cst.Call):
             func = iter_node.func
             if isinstance(func, cst.Attribute) and func.attr.value in api.NOT_A_COLLECTION_ITERATION:
