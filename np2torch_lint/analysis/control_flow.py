@@ -449,8 +449,8 @@ class ControlFlowMixin:
             return True  # ``fields = zip(*batch)`` then ``for field in fields``
         if isinstance(iter_node, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
             return True  # a handful of different things written out, e.g. ``(inputs, targets)``
-        if iterable.kind is Kind.SEQUENCE and iterable.items is not None and not iterable.open_ended:
-            return True  # the same written out elsewhere: ``yield x, y`` of a batch generator, or a comprehension of it
+        if iterable.kind is Kind.SEQUENCE and iterable.qualname == api.YIELDED_FIELDS:
+            return True  # ``yield x, y`` of a batch generator, or a comprehension mapping each of its fields
         if isinstance(iter_node, cst.Call):
             func = iter_node.func
             if isinstance(func, cst.Attribute) and func.attr.value in api.NOT_A_COLLECTION_ITERATION:
@@ -542,8 +542,8 @@ class ControlFlowMixin:
             awaits_stack = collected and self._note_collected(element, "comprehension", stacked_by=self.stacking_call)
             element = element.but(loop_item=None, transfer=element.transfer if awaits_stack else None)
             fields = _fields_mapped(node, iterable)
-            if fields is not None:  # ``[torch.from_numpy(x) for x in (x, y)]``: one per field, as many as there
-                return Value(Kind.SEQUENCE, element=element, items=(element,) * fields)
+            if fields is not None:  # ``[torch.from_numpy(part) for part in batch]``: one per field, still fields
+                return Value(Kind.SEQUENCE, element=element, items=(element,) * fields, qualname=api.YIELDED_FIELDS)
             return Value(Kind.SEQUENCE, element=element)
         finally:
             del self.loops[loops_before:]
@@ -551,12 +551,13 @@ class ControlFlowMixin:
 
 
 def _fields_mapped(node: cst.ListComp | cst.SetComp | cst.GeneratorExp, iterable: Value) -> int | None:
-    """How many items a comprehension gives that maps each item of a sequence of known items (the fields of one
-    record), once, with no ``if``: None for any other."""
+    """How many items a comprehension gives that maps each field a generator yielded (``yield x, y``), once, with
+    no ``if``: None for any other."""
     comp_for = node.for_in
     if comp_for.inner_for_in is not None or comp_for.ifs or isinstance(node, cst.SetComp):
         return None
-    if iterable.kind is not Kind.SEQUENCE or iterable.items is None or iterable.open_ended:
+    if iterable.kind is not Kind.SEQUENCE or iterable.qualname != api.YIELDED_FIELDS or iterable.items is None or (
+            iterable.open_ended):
         return None
     return len(iterable.items)
 

@@ -70,6 +70,8 @@ HOST_READING_RUNTIME_HELPERS = {"np2torch_lint.runtime.to_numpy", "np2torch_lint
 
 #: the ``qualname`` of what ``zip(*rows)`` gives: the columns of rows (the fields of one batch)
 COLUMNS_OF_ROWS = "builtins.zip(*)"
+#: the ``qualname`` of a tuple a generator yields (``yield x[i:j], y[i:j]``): the fields of one record, not many alike
+YIELDED_FIELDS = "yield(...)"
 
 #: ``nn.Module`` methods that change the module in place and return it, so that a chain of them changes the name
 #: it starts from (``sampler.eval().requires_grad_(False).to(device)``)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from . import known_apis as api
 from .arguments import DOUBLE_STARRED, STARRED, Args
 from .definitions import BoundCall, ClassInfo, FunctionInfo, parameter_names, parameter_names_of, record_of
 from .facts import CallSite, Facts
@@ -81,6 +82,9 @@ class SummariesMixin:
         else:
             given = self.eval(value) if value is not None else NONE
         if self.yields is not None:
+            if given.kind is Kind.SEQUENCE and given.items is not None and not given.open_ended and (
+                    given.qualname is None):
+                given = given.but(qualname=api.YIELDED_FIELDS)  # ``yield x, y``: one batch's fields
             self.yields.append(given)
         return UNKNOWN  # what ``send()`` passes in
 
