@@ -217,6 +217,7 @@ class CallsMixin:
     def _call_method(self, node: cst.Call, func: cst.Attribute, receiver: Value, method: str,
                      args: Args) -> Value:
         if receiver.choices is not None:  # ``buffer.sample(64)`` of a buffer of one class or another
+            self.dropped_call = None  # nothing moves in place that may not be a module
             return join_all([self._call_method(node, func, choice, method, args)
                              for choice in receiver.choices]) or UNKNOWN
         decided = self._host_sync_method(node, func, receiver, method, args)
@@ -231,6 +232,8 @@ class CallsMixin:
             return self._mapping_method(func, receiver, method, args)
         if kind is Kind.UNKNOWN and method == "append" and args.first is not None:
             self._note_collected(args.first, "append")  # ``self.batches.append(x.cuda())``: still collected
+        if kind is Kind.UNKNOWN and self._moves_module_in_place(node, func, method):
+            receiver, kind = Value(Kind.NN_MODULE), Kind.NN_MODULE
         if kind is Kind.UNKNOWN:
             move = self.models.call(f"torch.Tensor.{method}")
             if move is not None and move.kind == "move":
@@ -285,6 +288,14 @@ class CallsMixin:
                 if changed is not None:
                     self.scope.names[changed] = result  # in place: the name now holds the changed value
         return self._numpy_method_layout(func, receiver, method, args, result) if receiver.is_numpy else result
+
+    def _moves_module_in_place(self, node: cst.Call, func: cst.Attribute, method: str) -> bool:
+        """``model.cuda()`` as a statement, on a name not known: only a module moves in place (a tensor's ``.cuda()``
+        gives a copy, which the statement drops), so the name is a module, and from here where the call moved it."""
+        if node is not self.dropped_call or not isinstance(func.value, cst.Name):
+            return False
+        move = self.models.call(f"torch.nn.Module.{method}")
+        return move is not None and move.kind == "move-module"
 
     def _sequence_method(self, func: cst.Attribute, sequence: Value, method: str, args: Args) -> Value:
         if method == "append" and args.first is not None:

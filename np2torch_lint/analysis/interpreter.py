@@ -88,6 +88,7 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         #: then do tests narrow by it
         self.device_tests_noted = False
         self.stacking_call: cst.Call | None = None  # a torch.stack(...) whose argument is being evaluated
+        self.dropped_call: cst.Call | None = None  # a call made as a statement, whose result nothing keeps
         #: a class of the file defines ``__torch_function__``: torch.stack/cat may take its objects, not only tensors
         self.torch_function_overridden = False
         #: per-item transfers of unknown items appended to a list: the loop, until the list is stacked (NPT005)

@@ -78,9 +78,6 @@ YIELDED_FIELDS = "yield(...)"
 MODULE_METHODS_RETURNING_SELF = frozenset({"eval", "train", "requires_grad_", "to", "cuda", "cpu", "float", "half",
                                            "double", "bfloat16", "share_memory", "xpu", "mps", "type"})
 
-#: the moves that change an ``nn.Module`` in place (a tensor's give a copy)
-MODULE_MOVES_IN_PLACE = frozenset({"cuda", "to", "cpu", "xpu", "mps"})
-
 #: ``nn.Module`` methods that store the tensor they are given as it is: unlike a network's own method
 #: (``G.mapping(z)``), they decide nothing of its dtype
 NN_MODULE_STORING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module",

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import known_apis as api
-from .arguments import Args
 from .syntax import bool_literal_node, dotted_name
 from .values import LOCAL, UNKNOWN, Kind, Value, bool_literal, join, join_all, ref, with_key
 
@@ -17,32 +15,16 @@ class StatementsMixin:
         self._block(node.body)
 
     def _expr_statement(self, node: cst.Expr) -> None:
-        self.eval(node.value)
         call = node.value
+        outer = self.dropped_call  # a body read for the call of the statement around this one
+        self.dropped_call = call if isinstance(call, cst.Call) else None
+        self.eval(call)
+        self.dropped_call = outer
         if isinstance(call, cst.Call):  # ``torch.set_grad_enabled(False)`` as a statement sets the mode from here
             callee = self.eval_quietly(call.func)
             model = self.models.call(callee.qualname) if callee.kind is Kind.REF and callee.qualname else None
             if model is not None and model.kind == "grad-mode" and "set" in model.flags:
                 self.grad_enabled = bool_literal_node(call.args[0].value) if call.args else None
-            self._moved_in_place(call)
-
-    def _moved_in_place(self, call: cst.Call) -> None:
-        """``model.cuda()`` as a statement, of a name not known: only a module moves in place (a tensor's ``.cuda()``
-        gives a copy, which this statement drops), so from here the name is a module where the call moved it."""
-        func = call.func
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                and func.attr.value in api.MODULE_MOVES_IN_PLACE):
-            return
-        current = self.eval_quietly(func.value)
-        if current.kind is not Kind.UNKNOWN or current.choices is not None:
-            return
-        positional = [self.eval_quietly(arg.value) for arg in call.args if arg.keyword is None and not arg.star]
-        keywords = {arg.keyword.value: self.eval_quietly(arg.value) for arg in call.args if arg.keyword is not None}
-        qualname = f"torch.nn.Module.{func.attr.value}"
-        model = self.models.call(qualname)
-        if model is not None:
-            moved = self._apply_model(call, qualname, model, Args(positional, keywords, []), Value(Kind.NN_MODULE))
-            self.scope.names[func.value.value] = moved
 
     def _assign(self, node: cst.Assign) -> None:
         value = self.eval(node.value)
