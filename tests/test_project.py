@@ -247,7 +247,7 @@ def test_a_function_is_read_with_what_callers_in_other_modules_pass_and_its_find
     diagnostics, errors = lint_paths([str(CALLERS)], load_settings(CALLERS / "pyproject.toml"))
     assert errors == []
     found = _findings_by_file(diagnostics)
-    for name in ("evaluation.py", "train.py", "utils.py", "memory.py", "exporter.py"):
+    for name in ("evaluation.py", "train.py", "utils.py", "memory.py", "exporter.py", "tensors.py", "toolbox.py"):
         assert found.get(name, Counter()) == expected_findings(CALLERS / name), name
     through = [d.message for d in diagnostics if d.filename.endswith("evaluation.py")]
     assert all("(through the call of " in message and "at train.py:" in message for message in through), through

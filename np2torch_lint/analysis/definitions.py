@@ -522,6 +522,16 @@ class DefinitionsMixin:
             instance = instance.but(on_accelerator=None)  # ``self`` may have been moved by its owner
         return params[0].name.value, instance
 
+    def _replace_attribute(self, owner: Value, attribute: str, value: Value) -> None:
+        """``obj.x`` holds ``value`` now, whatever was assigned to it (a call moved the module it held): in the class
+        that holds the attribute, unless that is another module's class as its summary says, shared by every file."""
+        info = owner.definition
+        if not isinstance(info, ClassInfo):
+            return
+        holder = next((c for c in info.lineage() if attribute in c.attributes), None)
+        if holder is not None and (holder.node is not None or holder.specializes is not None):
+            holder.attributes[attribute] = value
+
     def _record_attribute(self, owner: Value, attribute: str, value: Value) -> bool:
         """``self.x = value`` (or ``obj.x = value``) for an object of a class of this file."""
         info = owner.definition

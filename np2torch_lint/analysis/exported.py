@@ -5,11 +5,14 @@ function is what its body returns read with unknown (or annotated) parameters; a
 ``nn.Module``, its library base, what its methods assign to ``self`` and what each method returns; a module-level
 name is its value. Facts tied to one file (the conversion calls behind a float64, loop bookkeeping) are dropped;
 a function that returns its parameter moved to a device says which parameters (``mv``), so that a call in a loop
-over items is a per-item transfer (NPT005).
+over items is a per-item transfer (NPT005); one a module imports from another says where it is defined (``from``),
+so that a caller can read its body there.
 Values nest at most ``MAX_DEPTH`` deep; what is deeper is unknown.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from .definitions import ClassInfo, FunctionInfo, RecordType
 from .values import UNKNOWN, Kind, ParameterMove, Value
@@ -101,6 +104,9 @@ class _Encoder:
         elif info.node is None and info.defaults_returns is not None:  # passed on from another module's summary
             data.update({"rd": self.value(info.defaults_returns, depth + 1), "p": list(info.positional_names),
                          "dp": sorted(info.defaulted_names)})
+        if info.node is None and info.origin is not None:
+            # another module's, imported here (``from utils.torch import *``): a caller reads its body where it is
+            data["from"] = [str(info.origin[0]), *info.origin[1]]
         move = info.generic_returns.moves_parameter if info.node is not None else info.moves_argument
         if move is not None and move.function is info and info.role in ("function", "staticmethod"):
             positional = info.moves_positional if info.node is None else tuple(
@@ -203,6 +209,9 @@ class _Decoder:
         info = FunctionInfo(None, None, role=str(data.get("role", "function")), opaque="role" not in data)
         if where is not None and self.module is not None:
             info.origin = (self.module, where)
+        defined_at = data.get("from")
+        if isinstance(defined_at, list) and len(defined_at) >= 2 and all(isinstance(part, str) for part in defined_at):
+            info.origin = (Path(defined_at[0]), tuple(defined_at[1:]))  # imported by that module, defined here
         info.generic_returns = self.value(data["r"]) if "r" in data else UNKNOWN
         if "rd" in data:
             info.defaults_returns = self.value(data["rd"])

@@ -82,6 +82,8 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         #: another module's functions as this analysis reads their bodies (foreign.py), that module's globals,
         #: and the module whose code is being read (None: this file)
         self.readable_functions: dict[FunctionInfo, FunctionInfo | None] = {}
+        #: whether a function body moves a module in place (``summaries._moves_modules``), per ``def``
+        self.moving_functions: dict[cst.CSTNode, bool] = {}
         self.foreign_scopes: dict[object, Scope] = {}
         self.current_module: object | None = None
         #: some value holds what it has of an accelerator under a device test (control_flow.device_test): only

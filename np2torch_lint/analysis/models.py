@@ -217,6 +217,13 @@ class Models:
     def attribute(self, qualname: str) -> Model | None:
         return _lookup(self.attributes, qualname)
 
+    @functools.cached_property
+    def module_moves(self) -> frozenset[str]:
+        """The methods that move an ``nn.Module`` in place (``to``, ``cuda``, ...: rows of kind ``move-module``)."""
+        prefix = "torch.nn.Module."
+        return frozenset(key[len(prefix):] for key, model in self.calls.items()
+                         if key.startswith(prefix) and model.kind == "move-module")
+
     def with_rows(self, rows: Mapping[str, str], where: str) -> Models:
         """These models plus user rows (``[tool.np2torch-lint.models]``), which win over built-in ones."""
         calls = dict(self.calls)

@@ -17,7 +17,7 @@ from .arguments import DOUBLE_STARRED, STARRED, Args
 from .definitions import BoundCall, ClassInfo, FunctionInfo, parameter_names, parameter_names_of, record_of
 from .facts import CallSite, Facts
 from .scope import Scope
-from .syntax import ends_abruptly
+from .syntax import ends_abruptly, moves_a_parameter
 from .torch_semantics import device_on_accelerator
 from .values import NONE, UNKNOWN, Kind, ParameterMove, Value, join_all, sequence
 
@@ -101,12 +101,47 @@ class SummariesMixin:
             self._absorb_read(found, info.module, CallSite(node, called or info.name, self.current_module))
         if info.opaque or info in self.synchronizing_functions:
             self._synchronize()  # it waits for the device, or may: the caller's copies have landed (host_sync.py)
+        if node is not None and info.node is not None:
+            self._forget_modules_it_may_move(node, info)
         move = result.moves_parameter if info.node is not None else info.moves_argument
         if result.parameter is not None or result.moves_parameter is not None:
             result = result.but(parameter=None, moves_parameter=None)  # the callee's parameters, not the caller's
         if move is not None and move.function is info and node is not None:
             result = self._helper_transfer(node, info, move, args, receiver, result)
         return result
+
+    def _forget_modules_it_may_move(self, node: cst.Call, info: FunctionInfo) -> None:
+        """``to_device(cpu, self.policy)``: a function whose body moves something (``[x.to(device) for x in args]``)
+        may move a module it is given in place, which the analysis does not follow into the caller; so from here the
+        device of each module this call passes, by name or as ``obj.attribute``, is not known."""
+        passed = [(arg.value, value) for arg in node.args if isinstance(arg.value, (cst.Name, cst.Attribute))
+                  for value in (self._passed_value(arg.value),)
+                  if value is not None and value.kind is Kind.NN_MODULE and value.on_accelerator is not None]
+        if not passed or not self._moves_modules(info):
+            return
+        for target, value in passed:
+            forgotten = value.but(on_accelerator=None, device_test=None)
+            if isinstance(target, cst.Name):
+                self.scope.names[target.value] = forgotten
+            else:
+                self._replace_attribute(self.eval_quietly(target.value), target.attr.value, forgotten)
+
+    def _passed_value(self, node: cst.Name | cst.Attribute) -> Value | None:
+        """What a name, or an attribute of a name's object (``self.policy``), holds, recording nothing."""
+        if isinstance(node, cst.Name):
+            return self.scope.lookup(node.value)
+        owner = self.eval_quietly(node.value) if isinstance(node.value, cst.Name) else None
+        if owner is None or not isinstance(owner.definition, ClassInfo):
+            return None
+        return self._attribute_of(owner.definition, node.attr.value)
+
+    def _moves_modules(self, info: FunctionInfo) -> bool:
+        """Whether the body of ``info`` moves a parameter in place, or each item of one (``.to``, ``.cuda``, ...)."""
+        found = self.moving_functions.get(info.node)
+        if found is None:
+            found = self.moving_functions[info.node] = isinstance(info.node, cst.FunctionDef) and moves_a_parameter(
+                info.node, parameter_names(info), self.models.module_moves)
+        return found
 
     def _helper_transfer(self, node: cst.Call, info: FunctionInfo, move: ParameterMove, args: Args,
                          receiver: Value | None, result: Value) -> Value:

@@ -6,6 +6,7 @@ import dataclasses
 from typing import Iterator
 
 import libcst as cst
+import libcst.matchers as m
 
 # Node fields that never hold an expression or statement: skipping them makes the generic walk cheap.
 _TRIVIA_FIELDS = {"lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators", "header",
@@ -184,3 +185,14 @@ def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
                 elif isinstance(child, (list, tuple)):
                     stack.extend(item for item in child if isinstance(item, cst.CSTNode))
     return False
+
+
+def moves_a_parameter(function: cst.FunctionDef, parameters: list[str], moves: frozenset[str]) -> bool:
+    """Whether ``function`` calls one of the methods ``moves`` on a parameter itself (``model.cuda()``) or on each
+    item of one (``[x.to(device) for x in args]``): not on what it computes (``model(x).cpu()``)."""
+    moved = set(parameters)
+    for loop in m.findall(function, m.For() | m.CompFor()):
+        if isinstance(loop.target, cst.Name) and isinstance(loop.iter, cst.Name) and loop.iter.value in parameters:
+            moved.add(loop.target.value)
+    return bool(m.findall(function, m.Call(func=m.Attribute(
+        value=m.Name(value=m.MatchIfTrue(moved.__contains__)), attr=m.Name(value=m.MatchIfTrue(moves.__contains__))))))

@@ -5,6 +5,7 @@ import torch.nn as nn
 from evaluation import evaluate, evaluate_quietly, im2tensor, nan_count, scores_at, to_numpy
 from exporter import Exporter
 from memory import ReplayMemory
+from toolbox import host_copy, to_host
 from utils import get_device, resolve
 
 device = get_device("auto")
@@ -25,3 +26,6 @@ memory = ReplayMemory(100, 4)
 states = torch.from_numpy(memory.sample(8))  # NPT004
 Exporter(nn.BatchNorm1d(3))
 scores_at([(net(torch.ones(3, device=device)).detach(), torch.ones(3))], "test")
+host_copy(net(torch.ones(3, device=device)).detach())  # found in tensors.py, which toolbox re-exports
+to_host(net)  # moves net to the host in place
+net.weight.detach().numpy()  # ok: to_host moved it back
