@@ -11,8 +11,8 @@ from .arguments import STARRED, Args
 from .containers import ADDING_METHODS
 from .definitions import BoundCall, ClassInfo, FunctionInfo, RecordType, record_of
 from .models import Model
-from .values import (NONE, UNKNOWN, Kind, Value, device_test_of, either_all, join, join_all, keyed, member, sequence,
-                     with_key)
+from .values import (NONE, UNKNOWN, Kind, Value, device_test_of, either_all, held_by_module, join, join_all, keyed,
+                     member, sequence, with_key)
 
 
 class CallsMixin:
@@ -264,7 +264,7 @@ class CallsMixin:
                                            else None, node)
             stored = self._attribute_of(definition, method)
             if stored is not None:  # ``self.encoder(x)``: an attribute that holds something callable
-                return self._call_value(node, stored, args)
+                return self._call_value(node, held_by_module(receiver, stored), args)
             if receiver.kind is Kind.CLASS:
                 return UNKNOWN
         owner = class_of(receiver)

@@ -19,7 +19,7 @@ from .facts import CallSite, Facts
 from .scope import Scope
 from .syntax import ends_abruptly, moves_a_parameter
 from .torch_semantics import device_on_accelerator
-from .values import NONE, UNKNOWN, Kind, ParameterMove, Value, join_all, sequence
+from .values import NONE, UNKNOWN, Kind, ParameterMove, Value, held_by_module, join_all, sequence
 
 MAX_CALL_DEPTH = 4
 MAX_SUMMARIES = 2000
@@ -323,12 +323,7 @@ class SummariesMixin:
         if value is not None:
             if value.kind is Kind.SEQUENCE and owner.kind is not Kind.CLASS:
                 return self._container_view(info, attribute, value)
-            if (owner.kind is Kind.NN_MODULE and value.kind in (Kind.NN_MODULE, Kind.TENSOR)
-                    and value.on_accelerator is False and owner.on_accelerator is not False):
-                # a submodule, parameter or buffer moves with its module (``model.to(device)``), which may have been
-                # moved anywhere
-                return value.but(on_accelerator=None)
-            return value
+            return held_by_module(owner, value)
         method = info.method(attribute)
         if method is not None:
             if method.role == "property" and owner.kind is not Kind.CLASS:

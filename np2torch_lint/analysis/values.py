@@ -417,3 +417,17 @@ def bool_literal(value: Value | None) -> bool | None:
     if value is not None and value.kind is Kind.NUMBER and value.dtype == "bool" and value.literal:
         return value.literal == "True"
     return None
+
+
+def held_by_module(owner: Value, value: Value) -> Value:
+    """``owner.x``, ``value`` as the class assigned it, for what was done to the module since: a submodule, parameter
+    or buffer moves with it (``model.to(device)``), and is frozen with it (``model.requires_grad_(False)``)."""
+    if owner.kind is not Kind.NN_MODULE or value.kind not in (Kind.NN_MODULE, Kind.TENSOR):
+        return value
+    if value.on_accelerator is False and owner.on_accelerator is not False:
+        value = value.but(on_accelerator=None)  # the module may have been moved anywhere
+    if owner.has_params is False and value.kind is Kind.NN_MODULE:
+        value = value.but(has_params=False)
+    elif owner.has_params is False and value.requires_grad:
+        value = value.but(requires_grad=None)  # a parameter, frozen with its module, or a tensor kept there
+    return value
