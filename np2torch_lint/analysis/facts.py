@@ -24,13 +24,20 @@ class CallSite:
     module: object | None = None
 
 
+#: ``TensorToNumpy.via`` of a tensor written into a slice of a NumPy array (``ids[:, i] = predicted``)
+WRITTEN_INTO_ARRAY = "setitem"
+
+
 @dataclass(frozen=True, slots=True)
 class TensorToNumpy:
     """``t.numpy()``, or a NumPy function given a tensor (``np.asarray(t)``, ``np.exp(t)``, ``np.sum([t, u])``),
-    which converts it with ``Tensor.__array__``: ``t.numpy()`` again."""
+    or a tensor written into a slice of an array (``ids[:, i] = t``), which NumPy converts with
+    ``Tensor.__array__``: ``t.numpy()`` again."""
 
-    node: cst.Call
-    via: str  # "numpy" for the method, else the NumPy function's qualified name
+    node: cst.Call | cst.Subscript
+    #: "numpy" for the method, ``WRITTEN_INTO_ARRAY`` for a write into an array, else the NumPy function's
+    #: qualified name
+    via: str
     #: the tensor converted; for several (``np.stack([a, b])``), what may be true of any of them
     tensor: Value
     #: autograd state where the call runs: True, False (no_grad/inference_mode), or None (unknown).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .facts import WRITTEN_INTO_ARRAY, TensorToNumpy
 from .syntax import bool_literal_node, dotted_name
 from .values import LOCAL, UNKNOWN, Kind, Value, bool_literal, join, join_all, ref, with_key
 
@@ -108,6 +109,13 @@ class StatementsMixin:
             elif base.kind is Kind.TENSOR or base.is_numpy:
                 # ``out[:, 1:] = torch.from_numpy(a)`` copies into ``out``: the destination's dtype wins
                 self.facts.dtype_decided.update(value.float64_origins)
+                if base.kind is not Kind.TENSOR and value.kind is Kind.TENSOR and any(
+                        isinstance(element.slice, cst.Slice) for element in target.slice):
+                    # ``ids[:, i] = predicted``: NumPy converts a tensor written into a slice with
+                    # ``Tensor.__array__`` (``.numpy()``), even a 0-d one; into one item (``ids[0, i]``) it takes
+                    # ``float(t)`` of a 0-d tensor, which works anywhere, so only a slice says
+                    self.facts.tensor_to_numpy.append(TensorToNumpy(target, WRITTEN_INTO_ARRAY, value,
+                                                                    self.grad_enabled))
         elif isinstance(target, cst.StarredElement):
             self._bind(target.value, Value(Kind.SEQUENCE, element=value.element))
         else:

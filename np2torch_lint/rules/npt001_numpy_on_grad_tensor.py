@@ -16,6 +16,7 @@ import libcst as cst
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, numpy_function, prepare_for_numpy
 from ..analysis import Facts
+from ..analysis.facts import WRITTEN_INTO_ARRAY
 
 CODE = "NPT001"
 
@@ -27,6 +28,9 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
         if conversion.tensor.requires_grad and conversion.grad_enabled is True:
             if conversion.via == "numpy":
                 message = ".numpy() on a tensor that may require grad raises RuntimeError: call .detach() first"
+            elif conversion.via == WRITTEN_INTO_ARRAY:
+                message = ("writing a tensor that may require grad into a NumPy array raises RuntimeError: "
+                           ".detach() it first")
             elif conversion.in_sequence:
                 message = (f"{numpy_function(conversion.via)}() of a list holding a tensor that may require grad "
                            "raises RuntimeError: .detach() each tensor first")

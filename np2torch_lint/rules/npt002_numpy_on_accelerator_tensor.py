@@ -16,6 +16,7 @@ import libcst as cst
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, numpy_function, prepare_for_numpy
 from ..analysis import Facts
+from ..analysis.facts import WRITTEN_INTO_ARRAY
 
 CODE = "NPT002"
 
@@ -26,6 +27,9 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
         if conversion.tensor.on_accelerator:
             if conversion.via == "numpy":
                 message = ".numpy() on a tensor that may be on an accelerator raises TypeError: call .cpu() first"
+            elif conversion.via == WRITTEN_INTO_ARRAY:
+                message = ("writing a tensor that may be on an accelerator into a NumPy array raises TypeError: "
+                           "move it with .cpu() first")
             elif conversion.in_sequence:
                 message = (f"{numpy_function(conversion.via)}() of a list holding a tensor that may be on an "
                            "accelerator raises TypeError: move each tensor to the CPU with .cpu() first")
