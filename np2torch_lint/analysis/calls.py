@@ -292,10 +292,7 @@ class CallsMixin:
     def _moves_module_in_place(self, node: cst.Call, func: cst.Attribute, method: str) -> bool:
         """``model.cuda()`` as a statement, on a name not known: only a module moves in place (a tensor's ``.cuda()``
         gives a copy, which the statement drops), so the name is a module, and from here where the call moved it."""
-        if node is not self.dropped_call or not isinstance(func.value, cst.Name):
-            return False
-        move = self.models.call(f"torch.nn.Module.{method}")
-        return move is not None and move.kind == "move-module"
+        return node is self.dropped_call and isinstance(func.value, cst.Name) and method in self.models.module_moves
 
     def _sequence_method(self, func: cst.Attribute, sequence: Value, method: str, args: Args) -> Value:
         if method == "append" and args.first is not None:
