@@ -111,6 +111,9 @@ class Facts:
     #: conversions that made a float64 tensor out of NumPy's default float64, and those a dtype decision met.
     float64_conversions: dict[cst.Call, str] = field(default_factory=dict)  # call -> constructor qualname
     dtype_decided: set[cst.Call] = field(default_factory=set)
+    #: conversions whose tensor went where a dtype may be chosen, or may not (``.to(*args)``, ``.to(unknown)``):
+    #: not NumPy's default leaking (NPT004), not a known second copy either (NPT010)
+    dtype_maybe_decided: set[cst.Call] = field(default_factory=set)
     #: those of ``float64_conversions`` that hold only through a call (``CallSite``)
     float64_through: dict[cst.Call, CallSite] = field(default_factory=dict)
     #: the file calls ``torch.set_default_dtype``: float64 may be what it wants.
@@ -150,6 +153,8 @@ class Facts:
                 self.float64_through[node] = other.float64_through[node]
         if other.dtype_decided is not self.dtype_decided:
             self.dtype_decided.update(other.dtype_decided)
+        if other.dtype_maybe_decided is not self.dtype_maybe_decided:
+            self.dtype_maybe_decided.update(other.dtype_maybe_decided)
         self.sets_default_dtype = self.sets_default_dtype or other.sets_default_dtype
         self.module_names.update(other.module_names)
         for module, facts in other.foreign.items():
@@ -178,6 +183,8 @@ class Facts:
                 self.float64_through[node] = site if outermost else other.float64_through.get(node, site)
         if other.dtype_decided is not self.dtype_decided:
             self.dtype_decided.update(other.dtype_decided)
+        if other.dtype_maybe_decided is not self.dtype_maybe_decided:
+            self.dtype_maybe_decided.update(other.dtype_maybe_decided)
         self.sets_default_dtype = self.sets_default_dtype or other.sets_default_dtype
 
 

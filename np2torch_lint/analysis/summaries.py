@@ -68,7 +68,8 @@ class SummariesMixin:
     def _fresh_facts(self) -> Facts:
         """Facts of their own, sharing only the dtype decisions (``.float()`` in a helper decides for its caller):
         dropped after a silent read, held back by a kept read or a loop's first read until they stand."""
-        return Facts(dtype_decided=self.recorded_facts.dtype_decided)
+        return Facts(dtype_decided=self.recorded_facts.dtype_decided,
+                     dtype_maybe_decided=self.recorded_facts.dtype_maybe_decided)
 
     def _return(self, node: cst.Return) -> None:
         value = self.eval(node.value) if node.value is not None else NONE

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import known_apis as api
-from .arguments import Args
+from .arguments import DOUBLE_STARRED, STARRED, Args
 from .dtypes import BUILTIN_DTYPES, DTYPE_NAMES
 from .facts import NumpyToTensor, TensorToNumpy
 from .numpy_semantics import float64_by_default, numpy_source_dtype
@@ -125,7 +125,7 @@ class TorchMixin:
     def _tensor_move(self, node: cst.Call, tensor: Value, destination: str | None, args: Args) -> Value:
         """``t.to(...)`` (destination None), ``t.cpu()``, ``t.cuda()``/``t.xpu()``... (\"cpu\", \"accelerator\")."""
         dtype: str | None = tensor.dtype
-        decided = False
+        decided = maybe = False
         if destination is None:
             for value in (*args.positional, args.keywords.get("dtype"), args.keywords.get("other")):
                 if value is None:
@@ -137,11 +137,16 @@ class TorchMixin:
                 elif value.kind in (Kind.UNKNOWN, Kind.OTHER) and any(
                         v is value and not names_a_device(n) for v, n in zip(args.positional, args.positional_nodes)):
                     # ``.to(x)``: x may be a dtype (``.to(other.dtype)``), unless it is named as a device
-                    dtype, decided = None, True
+                    dtype, maybe = None, True
             if "dtype" in args.keywords:
                 decided = True
+            if STARRED in args.keywords or DOUBLE_STARRED in args.keywords:
+                dtype, maybe = None, True  # ``.to(*self.to_args, **self.to_kwargs)`` may pass a dtype
         if decided:
             self.facts.dtype_decided.update(tensor.float64_origins)
+        elif maybe:
+            self.facts.dtype_maybe_decided.update(tensor.float64_origins)
+        decided = decided or maybe
         on_accelerator = self._destination_on_accelerator(destination, args, tensor.on_accelerator)
         moved = tensor.but(dtype=dtype, on_accelerator=on_accelerator,
                            float64_origins=frozenset() if decided else tensor.float64_origins,

@@ -24,7 +24,11 @@ CODE = "NPT004"
 
 def reports(facts: Facts, conversion: cst.Call) -> bool:
     """Whether this rule reports ``conversion`` (NPT003 then leaves it alone: the fix makes it a cast)."""
-    return _may_report(facts) and conversion in facts.float64_conversions and conversion not in facts.dtype_decided
+    return _may_report(facts) and conversion in facts.float64_conversions and not _decided(facts, conversion)
+
+
+def _decided(facts: Facts, conversion: cst.Call) -> bool:
+    return conversion in facts.dtype_decided or conversion in facts.dtype_maybe_decided
 
 
 def _may_report(facts: Facts) -> bool:
@@ -39,7 +43,7 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
     add_dtype = Fix(Applicability.UNSAFE, title, _with_float32)
     convert_and_cast = Fix(Applicability.UNSAFE, title, _converted_as_float32)
     for conversion, constructor in facts.float64_conversions.items():
-        if conversion not in facts.dtype_decided:
+        if not _decided(facts, conversion):
             fix = convert_and_cast if constructor == "torch.from_numpy" else add_dtype
             yield Finding(CODE, conversion, "this float64 comes from NumPy's default, so the tensor is float64: "
                                             "pass dtype=torch.float32 or call .float() (or spell float64 out)",
