@@ -384,10 +384,13 @@ _MAX_CHOICES = 4
 
 def _maybe_tensor(tensor: Value) -> Value:
     """An unknown value on one path and a tensor on the other (``if cuda: batch = batch.cuda()``): where the
-    program uses it as a tensor, what may be true of the tensor path may be true; nothing else is known."""
+    program uses it as a tensor, what may be true of the tensor path may be true; nothing else is known. Its
+    float64 conversions stay, so that a dtype chosen on the join (``if u is None: u = tensor(a)`` then
+    ``u.float()``) decides for them."""
     return Value(Kind.TENSOR, requires_grad=True if tensor.requires_grad else None,
                  on_accelerator=True if tensor.on_accelerator else None,
-                 device_test=tensor.device_test if tensor.on_accelerator else None)
+                 device_test=tensor.device_test if tensor.on_accelerator else None,
+                 float64_origins=tensor.float64_origins)
 
 
 def _maybe_module(module: Value) -> Value:
