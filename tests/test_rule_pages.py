@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from np2torch_lint.cli import main
+from np2torch_lint.engine import analyse_text
 from np2torch_lint.rules import RULES_BY_CODE
 
 from helpers import REPO, run_main
@@ -106,3 +108,22 @@ def test_explain_works_from_the_installed_wheel(wheel, tmp_path):
         assert result.stdout == (DOCS / f"{code}.md").read_text(encoding="utf-8")
     table = python("-m", "np2torch_lint", "rule", "--all")
     assert table.returncode == 0 and len(table.stdout.splitlines()) == len(RULES_BY_CODE) + 1
+
+
+def _caller_example(page: str) -> str:
+    """The Python block under a page's "### Through a caller" heading."""
+    section = page.split("\n### Through a caller\n", 1)[1]
+    return section.split("```python\n", 1)[1].split("\n```", 1)[0] + "\n"
+
+
+@pytest.mark.parametrize("code", list(RULES_BY_CODE))
+def test_every_rule_page_shows_a_finding_that_holds_through_a_caller(code):
+    example = _caller_example((DOCS / f"{code}.md").read_text(encoding="utf-8"))
+    marked = [number for number, line in enumerate(example.splitlines(), start=1) if f"# {code}" in line]
+    found = [d for d in analyse_text(example, "example.py", codes={code}).diagnostics if d.code == code]
+    assert [d.line for d in found] == marked, found
+    helpers = re.findall(r"^def (\w+)\(", example, flags=re.M)
+    lines = example.splitlines()
+    for finding in found:  # the message names the caller, or the finding is at the call of the helper (NPT005)
+        at_the_call = any(f"{name}(" in lines[finding.line - 1] for name in helpers)
+        assert "(through the call of " in finding.message or at_the_call, finding
