@@ -93,7 +93,9 @@ class CallsMixin:
         self._spoil_passed_containers(args)
         # what an unknown callable does with a float64 tensor is unknown: it may decide (``G(z)`` of a pickled network)
         self.facts.dtypes_may_be_decided(args.tensors())
-        return self._made_from_item(UNKNOWN, args)  # ``self.perturbation(x[i])``: unknown, but each item's own
+        # ``self.perturbation(x[i])``: unknown, but each item's own; ``model(x.cuda())`` of an unknown model: where
+        # it is used as a tensor, on the accelerator
+        return self._made_from_item(self._placed_like_inputs(None, args), args)
 
     def _made_from_item(self, result: Value, args: Args) -> Value:
         """``np.asarray(a)``, ``torch.relu(t)``, ``transform(a)``: made from a loop's item (an array, a tensor or
@@ -234,6 +236,11 @@ class CallsMixin:
             self._note_collected(args.first, "append")  # ``self.batches.append(x.cuda())``: still collected
         if kind is Kind.UNKNOWN and self._moves_module_in_place(node, func, method):
             receiver, kind = Value(Kind.NN_MODULE), Kind.NN_MODULE
+        if kind is Kind.UNKNOWN and receiver.on_accelerator and method in api.TENSOR_ONLY_METHODS:
+            # ``_placed_like_inputs``: what a network's own method made from tensors on an accelerator, used as a
+            # tensor, is one there
+            receiver, kind = Value(Kind.TENSOR, on_accelerator=True, device_test=receiver.device_test,
+                                   loop_item=receiver.loop_item), Kind.TENSOR
         if kind is Kind.UNKNOWN:
             move = self.models.call(f"torch.Tensor.{method}")
             if move is not None and move.kind == "move":
@@ -278,9 +285,9 @@ class CallsMixin:
         if model is None and kind is Kind.UNKNOWN:
             # ``clip.get_frame(n + i)`` in a loop over ``i``: unknown, but each item's own, as ``clip[n + i]`` is
             item = next((v.loop_item for v in args.all_values() if v.loop_item is not None), None)
-            result = UNKNOWN if item is None else Value(Kind.UNKNOWN, loop_item=item)
+            result = self._placed_like_inputs(receiver, args, loop_item=item)
         elif model is None:
-            result = UNKNOWN
+            result = self._placed_like_inputs(receiver, args) if kind in (Kind.NN_MODULE, Kind.TENSOR) else UNKNOWN
         else:
             result = self._apply_model(node, f"{owner}.{method}", model, args, receiver)
             if model.kind in _IN_PLACE_KINDS or "in-place" in model.flags:
@@ -288,6 +295,16 @@ class CallsMixin:
                 if changed is not None:
                     self.scope.names[changed] = result  # in place: the name now holds the changed value
         return self._numpy_method_layout(func, receiver, method, args, result) if receiver.is_numpy else result
+
+    def _placed_like_inputs(self, receiver: Value | None, args: Args, loop_item: object = None) -> Value:
+        """What a method no row models (a network's own ``model.log_likelihood(x)``, ``vae.reconstruct(x)``) or an
+        unknown callable gives: unknown, but computed from its receiver and tensors, so where it is used as a tensor
+        (``TENSOR_ONLY_METHODS``) it is on an accelerator if one of them may be. Nothing else of it is known."""
+        sources = [v for v in (receiver, *args.all_values()) if v is not None and v.kind in (
+            Kind.TENSOR, Kind.NN_MODULE, Kind.UNKNOWN)]
+        if not any(v.on_accelerator for v in sources):
+            return UNKNOWN if loop_item is None else Value(Kind.UNKNOWN, loop_item=loop_item)
+        return Value(Kind.UNKNOWN, on_accelerator=True, device_test=device_test_of(sources), loop_item=loop_item)
 
     def _moves_module_in_place(self, node: cst.Call, func: cst.Attribute, method: str) -> bool:
         """``model.cuda()`` as a statement, on a name not known: only a module moves in place (a tensor's ``.cuda()``

@@ -64,6 +64,9 @@ SYNC_CALL_NAMES = {"synchronize", "barrier", "wait_for_everyone", "wait_device_o
 BLOCKING_HOST_COPY_METHODS = {"cpu", "item", "tolist"}
 # What reads a host tensor's memory into Python or NumPy.
 HOST_READING_TENSOR_METHODS = {"numpy", "tolist", "item", "__array__"}
+# Methods only a tensor has among what a computation hands back (an array, a number, a list have none of them): a
+# value of unknown kind they are called on is a tensor (``model.sample(x.cuda()).detach().numpy()``).
+TENSOR_ONLY_METHODS = frozenset({"detach", "numpy", "detach_", "requires_grad_", "backward"})
 HOST_READING_BUILTINS = {"builtins." + name for name in (
     "float", "int", "bool", "complex", "print", "list", "tuple", "str", "repr", "sorted")}
 HOST_READING_RUNTIME_HELPERS = {"np2torch_lint.runtime.to_numpy", "np2torch_lint.runtime.to_numpy_async"}

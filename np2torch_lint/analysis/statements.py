@@ -79,9 +79,13 @@ class StatementsMixin:
             if value.unpacked is not None and len(value.unpacked) == len(elements) and not any(
                     isinstance(element, cst.StarredElement) for element in elements):
                 items = value.unpacked  # ``s, _ = env.reset()``: the code says it is the tuple
-            # unpacking a tensor (its rows), or a model's tuple of outputs, gives tensors like it
-            part = value.but(items=None, float64_origins=frozenset(), transfer=None) if (
-                value.kind is Kind.TENSOR) else UNKNOWN
+            # unpacking a tensor (its rows), or a model's tuple of outputs, gives tensors like it; the parts of an
+            # unknown result made from tensors on an accelerator are placed like it (``calls._placed_like_inputs``)
+            part = UNKNOWN
+            if value.kind is Kind.TENSOR:
+                part = value.but(items=None, float64_origins=frozenset(), transfer=None)
+            elif value.kind is Kind.UNKNOWN and value.on_accelerator:
+                part = Value(Kind.UNKNOWN, on_accelerator=True, device_test=value.device_test)
             for index, element in enumerate(elements):
                 if isinstance(element, cst.StarredElement):
                     self._bind(element.value, Value(Kind.SEQUENCE, element=value.element))
