@@ -417,6 +417,25 @@ def test_the_collector_is_on_after_a_run_and_stays_off_for_a_host_that_turned_it
         gc.enable()
 
 
+def test_what_a_run_leaves_alive_joins_the_oldest_generation_unwalked():
+    import gc
+
+    from np2torch_lint.parsing import collector_paused_for_files
+
+    class Kept:  # an object the run leaves alive, in a cycle
+        def __init__(self):
+            self.me = self
+
+    gc.collect()
+    with collector_paused_for_files():
+        kept = Kept()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    assert any(each is kept for each in gc.get_objects(generation=2))  # not walked by a young collection first
+    del kept
+    assert gc.collect() >= 1  # the cycle is still garbage a full collection frees
+
+
 def test_worker_processes_start_in_a_project_with_a_folder_named_like_a_standard_module(tmp_path):
     """The forkserver starts as ``python -c`` in the linted folder: its ``signal/`` must not shadow the standard
     module (torch's own sources have one)."""
