@@ -233,9 +233,16 @@ def garbage_collected_after() -> Iterator[None]:
     Collected while the file is being worked on, the (alive, large) tree would be walked and promoted to older
     generations, and walked again there. The analysis breaks the reference cycles it made once it is done
     (``Analyzer.release``), so the tree is freed when it is dropped, and the collection afterwards walks only the
-    little the analysis left in cycles (before that, walking the garbage tree cost about 0.1x of the parse)."""
-    with collector_paused_for_files():  # a run of one file
+    little the analysis left in cycles (before that, walking the garbage tree cost about 0.1x of the parse).
+    Inside a run of files (``collector_paused_for_files``) it does nothing."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
         yield
+    finally:
+        if collecting:  # a host that turned the collector off keeps it off
+            gc.collect(0)
+            gc.enable()
 
 
 @contextmanager
