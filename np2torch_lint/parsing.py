@@ -235,14 +235,8 @@ def garbage_collected_after() -> Iterator[None]:
     (``Analyzer.release``), so the tree is freed when it is dropped, and the collection afterwards walks only the
     little the analysis left in cycles (before that, walking the garbage tree cost about 0.1x of the parse).
     Inside a run of files (``collector_paused_for_files``) it does nothing."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with _collector_paused(at_end=lambda: gc.collect(0)):
         yield
-    finally:
-        if collecting:  # a host that turned the collector off keeps it off
-            gc.collect(0)
-            gc.enable()
 
 
 @contextmanager
@@ -258,8 +252,6 @@ def collector_paused_for_files(every: int = 1000) -> Iterator[Callable[[], None]
     alive (the project's summaries, the results): 0.6 s on 400 of torch's files, 0.08x of their bare parse. Moved
     to the oldest generation instead (``gc.freeze()`` then ``gc.unfreeze()``, which only splice lists), the few
     cycles among them wait for the next full collection, which Python runs once that generation has grown."""
-    collecting = gc.isenabled()
-    gc.disable()
     done = 0
 
     def file_done() -> None:
@@ -268,12 +260,26 @@ def collector_paused_for_files(every: int = 1000) -> Iterator[Callable[[], None]
         if collecting and done % every == 0:
             gc.collect(0)
 
-    try:
+    def to_the_oldest_generation() -> None:
+        gc.freeze()
+        gc.unfreeze()
+
+    with _collector_paused(at_end=to_the_oldest_generation) as collecting:
         yield file_done
+
+
+@contextmanager
+def _collector_paused(at_end: Callable[[], None]) -> Iterator[bool]:
+    """The collector off for the block, then ``at_end`` and the collector on again; a host that turned it off keeps
+    it off, and nothing runs at the end (the block is part of a run that pauses it already). Gives whether it was
+    on."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield collecting
     finally:
-        if collecting:  # a host that turned the collector off keeps it off
-            gc.freeze()
-            gc.unfreeze()
+        if collecting:
+            at_end()
             gc.enable()
 
 

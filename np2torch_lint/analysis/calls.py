@@ -296,7 +296,7 @@ class CallsMixin:
                     self.scope.names[changed] = result  # in place: the name now holds the changed value
         return self._numpy_method_layout(func, receiver, method, args, result) if receiver.is_numpy else result
 
-    def _placed_like_inputs(self, receiver: Value | None, args: Args, loop_item: object = None) -> Value:
+    def _placed_like_inputs(self, receiver: Value | None, args: Args, loop_item: int | None = None) -> Value:
         """What a method no row models (a network's own ``model.log_likelihood(x)``, ``vae.reconstruct(x)``) or an
         unknown callable gives: unknown, but computed from its receiver and tensors, so where it is used as a tensor
         (``TENSOR_ONLY_METHODS``) it is on an accelerator if one of them may be. Nothing else of it is known."""
