@@ -317,6 +317,8 @@ class CallsMixin:
             if appended.transfer_per_step and not self._only_appended(args.positional_nodes[0], appended.transfer):
                 appended = appended.but(transfer=None, transfer_per_step=False)  # used on the device this step too
             awaits_stack = self._note_collected(appended, "append")
+            if awaits_stack and appended.transfer_per_step:
+                self._note_kept_for_after_the_loop(appended.transfer, func.value)
             if isinstance(func.value, cst.Name):
                 # an unknown item's transfer stays on the list's element until the list is stacked
                 element = appended.but(loop_item=None, transfer=appended.transfer if awaits_stack else None)

@@ -507,6 +507,29 @@ class ControlFlowMixin:
         self.facts.collected_transfers.append(CollectedTransfer(value.transfer, loop.node, how, stacked_by))
         return False
 
+    def _note_kept_for_after_the_loop(self, transfer: cst.Call | None, listed: cst.BaseExpression) -> None:
+        """``rewards.append(torch.FloatTensor(r).to(device))`` each step of a loop whose body reads ``rewards``
+        nowhere else: the moved items wait, unused, for the code after the loop. They count once a function of the
+        project is given the list there (``_note_consumed``), as they do once it is stacked."""
+        loop = self._current_loop()
+        if transfer is None or loop is None or not isinstance(listed, cst.Name):
+            return
+        if only_appended_to(loop.node, listed.value):
+            self.transfers_awaiting_use[transfer] = (loop.node, "append")
+
+    def _note_consumed(self, args: Args) -> None:
+        """A function of the project given, after its loop, a list of per-step transfers that the loop only
+        appended to (``compute_returns(next_value, rewards, masks)``): each step's copy could have waited for one
+        batched copy here."""
+        if not self.transfers_awaiting_use:
+            return
+        for value in args.all_values():
+            element = value.element if value.kind is Kind.SEQUENCE else None
+            waiting = self.transfers_awaiting_use.get(element.transfer) if element is not None and (
+                element.transfer is not None) else None
+            if waiting is not None and all(loop.node is not waiting[0] for loop in self.loops):
+                self.facts.collected_transfers.append(CollectedTransfer(element.transfer, *waiting))
+
     def _note_stacked(self, qualname: str | None, args: Args) -> None:
         """``torch.stack(frames)``/``torch.cat(frames)`` of a list that per-item transfers of unknown items were
         appended to: they were tensors (nothing else stacks), moved one by one."""
@@ -651,3 +674,22 @@ def _tested_on_cpu(test: cst.BaseExpression) -> tuple[str, bool] | None:
     if isinstance(target.operator, cst.NotEqual):
         return left.value.value.value, False
     return None
+
+
+def only_appended_to(loop: cst.CSTNode, name: str) -> bool:
+    """Whether ``loop`` (its header and body) uses ``name`` only as ``name.append(...)``: the list is neither read
+    nor rebound there."""
+    uses: list[cst.Name] = []
+    appends: set[int] = set()
+
+    def walk(node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name) and node.value == name:
+            uses.append(node)
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(
+                node.func.value, cst.Name) and node.func.value.value == name and node.func.attr.value == "append":
+            appends.add(id(node.func.value))
+        for child in node.children:
+            walk(child)
+
+    walk(loop)
+    return bool(uses) and all(id(use) in appends for use in uses)

@@ -95,6 +95,9 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.torch_function_overridden = False
         #: per-item transfers of unknown items appended to a list: the loop, until the list is stacked (NPT005)
         self.transfers_awaiting_stack: dict[cst.Call, tuple[cst.CSTNode, str]] = {}
+        #: per-step transfers appended to a list the loop reads nowhere else: the loop, until the list is given to a
+        #: function of the project after it (NPT005)
+        self.transfers_awaiting_use: dict[cst.Call, tuple[cst.CSTNode, str]] = {}
         self.function_node: cst.FunctionDef | cst.Lambda | None = None  # whose body is being read; None: module
         #: the function whose body is being read (None: the module), and whether with its parameters unknown
         self.function_info: FunctionInfo | None = None

@@ -95,6 +95,8 @@ class SummariesMixin:
                        node: cst.Call | None = None, called: str | None = None) -> Value:
         """What calling ``info`` gives; what its body does with these arguments counts as done at ``node`` (the call
         of ``called``: the function's name unless said otherwise)."""
+        if node is not None:
+            self._note_consumed(args)
         if info.node is None:
             info = self._readable(info, args, receiver) or info  # another module's, read with these arguments
         result, found = self._function_result(info, args, receiver)
