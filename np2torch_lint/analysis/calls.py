@@ -19,6 +19,7 @@ class CallsMixin:
     """Calls: arguments, dispatch to what is called, builtins, modules' outputs and methods."""
 
     def _call(self, node: cst.Call) -> Value:
+        self._note_escape(node)
         func = node.func
         if isinstance(func, cst.Attribute):
             receiver = self.eval(func.value)

@@ -50,6 +50,9 @@ class ExpressionsMixin:
         return Value(Kind.STRING, literal=text if isinstance(text, str) else None)
 
     def _attribute(self, node: cst.Attribute) -> Value:
+        own = self._own_attribute(node)
+        if own is not None:
+            return own
         return self._attribute_of_value(self.eval(node.value), node.attr.value)
 
     def _attribute_of_value(self, owner: Value, attribute: str) -> Value:

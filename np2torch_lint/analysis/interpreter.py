@@ -24,6 +24,7 @@ import libcst as cst
 from .annotations import AnnotationsMixin
 from .array_layout import ArrayLayoutMixin
 from .calls import CallsMixin
+from .construction import Construction, ConstructionMixin
 from .containers import ContainersMixin
 from .control_flow import ControlFlowMixin, Loop
 from .definitions import ClassInfo, DefinitionsMixin, FunctionInfo, KeptRead
@@ -45,8 +46,8 @@ _ROLES: dict[type, str] = {}
 
 
 class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin,
-               SummariesMixin, ForeignMixin, ContainersMixin, AnnotationsMixin, LibraryMixin, TorchMixin,
-               ArrayLayoutMixin, HostSyncMixin):
+               SummariesMixin, ForeignMixin, ConstructionMixin, ContainersMixin, AnnotationsMixin, LibraryMixin,
+               TorchMixin, ArrayLayoutMixin, HostSyncMixin):
     """Runs a module once and fills ``facts``. Use ``analyze(module)``."""
 
     def __init__(self, models: Models | None = None, project: ProjectLink | None = None) -> None:
@@ -101,6 +102,8 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.function_node: cst.FunctionDef | cst.Lambda | None = None  # whose body is being read; None: module
         #: the function whose body is being read (None: the module), and whether with its parameters unknown
         self.function_info: FunctionInfo | None = None
+        #: the ``__init__`` being read, while it is one: its object's own attributes so far (construction.py)
+        self.construction: Construction | None = None
         self.generic_read = False
         self._init_containers()
         #: non-blocking device-to-host copies seen: the function that made each, and the tensor it copies

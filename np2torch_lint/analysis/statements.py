@@ -53,6 +53,8 @@ class StatementsMixin:
         result = self._binary(current, operand, node.operator)
         if isinstance(node.target, cst.Name):
             self.scope.names[node.target.value] = result
+        elif isinstance(node.target, cst.Attribute):
+            self._note_own_attribute(node.target, result)
 
     def _bind(self, target: cst.BaseExpression, value: Value, value_node: cst.CSTNode | None = None) -> None:
         if isinstance(target, cst.Name):
@@ -127,6 +129,7 @@ class StatementsMixin:
 
     def _bind_attribute(self, target: cst.Attribute, owner: Value, value: Value) -> None:
         attribute = target.attr.value
+        self._note_own_attribute(target, value)
         if self._record_attribute(owner, attribute, value):
             return
         if owner.definition is None and owner.kind in (Kind.UNKNOWN, Kind.NN_MODULE, Kind.INSTANCE):

@@ -14,6 +14,7 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import DOUBLE_STARRED, STARRED, Args
+from .construction import construction_of
 from .definitions import BoundCall, ClassInfo, FunctionInfo, parameter_names, parameter_names_of, record_of
 from .facts import CallSite, Facts
 from .scope import Scope
@@ -34,11 +35,13 @@ class SummariesMixin:
         ``facts`` when given); ``generic``: its parameters are unknown (or as annotated or defaulted), not a call's
         arguments."""
         saved = (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
-                 self.yields, self.function_node, self.function_info, self.generic_read, self.current_module)
+                 self.yields, self.function_node, self.function_info, self.generic_read, self.current_module,
+                 self.construction)
         self.scope, self.grad_enabled, self.loops, self.copy_tests = scope, grad_enabled, [], 0
         self.current_module = info.module
         self.function_node, syncs_before = info.node, self.syncs_seen
         self.function_info, self.generic_read = info, generic
+        self.construction = construction_of(info)
         if facts is not None:
             self.facts, self.silent = facts, True
         elif silently and not self.silent:
@@ -61,7 +64,8 @@ class SummariesMixin:
             return join_all(self.returns) or NONE
         finally:
             (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
-             self.yields, self.function_node, self.function_info, self.generic_read, self.current_module) = saved
+             self.yields, self.function_node, self.function_info, self.generic_read, self.current_module,
+             self.construction) = saved
             if self.syncs_seen > syncs_before:
                 self.synchronizing_functions.add(info)
 
