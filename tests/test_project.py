@@ -20,7 +20,8 @@ from helpers import REPO, expected_findings, run_command
 PROJECTS = REPO / "tests" / "data" / "projects"
 CASES = [("relative", "pkg/train.py"), ("srclayout", "scripts/run.py"), ("buffers", "sample_check.py"),
          ("defaults", "load_data.py"), ("defaults", "serve.py"), ("cycle", "a.py"), ("broken", "good.py"),
-         ("helpers", "pkg/vsr.py"), ("constructed", "sample_check.py")]
+         ("helpers", "pkg/vsr.py"), ("constructed", "sample_check.py"),
+         ("parameter_free", "use.py")]
 
 
 def lint_in_project(root: Path, relative: str) -> list:

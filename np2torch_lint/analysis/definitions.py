@@ -146,6 +146,9 @@ class ClassInfo:
     #: a ``super()`` view: the object's own class, whose methods ``self.method()`` calls in the base's methods
     #: reach (the override, as Python dispatches)
     seen_from: ClassInfo | None = None
+    #: another module's class: whether its summary says it holds no parameter (module_parameters.py); None for a
+    #: class of this file, worked out from its body
+    parameter_free: bool | None = None
 
     def method(self, name: str) -> FunctionInfo | None:
         for info in self.lineage():
@@ -171,7 +174,8 @@ class ClassInfo:
         ``__init__`` assigns with the construction's arguments is that object's own."""
         copy = ClassInfo(None, None, self.is_nn_module, list(self.bases), self.library_base, self.methods,
                          dict(self.attributes), self.class_names, attributes_collected=True,
-                         record_fields=self.record_fields, record_is_tuple=self.record_is_tuple)
+                         record_fields=self.record_fields, record_is_tuple=self.record_is_tuple,
+                         parameter_free=self.parameter_free)
         copy.specializes, copy.assigned = self, set()
         return copy
 

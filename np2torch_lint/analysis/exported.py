@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .definitions import ClassInfo, FunctionInfo, RecordType
+from .module_parameters import holds_no_parameters
 from .values import UNKNOWN, Kind, ParameterMove, Value
 
 MAX_DEPTH = 4
@@ -145,6 +146,8 @@ class _Encoder:
             "names": {k: v for k, v in names.items() if v is not None}}
         if info.record_fields is not None:
             self.classes[position].update({"rec": list(info.record_fields), "rtup": info.record_is_tuple})
+        if self.classes[position]["nn"] and holds_no_parameters(info):
+            self.classes[position]["np"] = True
         if info.bases:  # for ``super()`` in its methods' bodies, read by callers (the members above are folded in)
             self.classes[position]["bases"] = [self.class_position(base) for base in info.bases]
         return position
@@ -255,5 +258,6 @@ class _Decoder:
         if isinstance(data.get("rec"), list):
             info.record_fields = tuple(str(field) for field in data["rec"])
             info.record_is_tuple = bool(data.get("rtup"))
+        info.parameter_free = data.get("np") is True
         info.attributes_collected = True
         return info

@@ -17,6 +17,7 @@ from .arguments import DOUBLE_STARRED, STARRED, Args
 from .construction import construction_of
 from .definitions import BoundCall, ClassInfo, FunctionInfo, parameter_names, parameter_names_of, record_of
 from .facts import CallSite, Facts
+from .module_parameters import holds_no_parameters
 from .scope import Scope
 from .syntax import ends_abruptly, moves_a_parameter
 from .torch_semantics import device_on_accelerator
@@ -252,7 +253,7 @@ class SummariesMixin:
 
     def _call_class(self, info: ClassInfo, args: Args, node: cst.Call | None = None) -> Value:
         self._class_attributes_known(info)
-        instance = info.instance()
+        instance = _instance(info)
         if info.record_fields is not None:  # a named tuple or a dataclass: its fields hold what it is given
             values = record_of(info.record_fields, args, _class_defaults(info))
             if info.record_is_tuple:
@@ -263,7 +264,7 @@ class SummariesMixin:
             init.origin[1][0] if init is not None and init.origin is not None else None)
         if info.node is None and name is not None and node is not None and (args.positional or args.keywords):
             info = info.specialized()  # another module's class: this object is what its construction makes it
-            instance = info.instance()
+            instance = _instance(info)
         if init is not None and name is not None and node is not None and (args.positional or args.keywords):
             self._call_function(init, args, instance, node, name)  # what ``__init__`` does with these arguments
         if instance.kind is Kind.INSTANCE and instance.qualname is not None:
@@ -358,6 +359,14 @@ def _as_argument(value: Value, annotated: Value | None) -> Value:
             value.moves_parameter is not None):
         return value.but(loop_item=None, transfer=None, parameter=None, moves_parameter=None)
     return value
+
+
+def _instance(info: ClassInfo) -> Value:
+    """What ``C(...)`` gives: a network of a class that holds no parameter (a box decoder, a loss) has none."""
+    instance = info.instance()
+    if instance.kind is Kind.NN_MODULE and holds_no_parameters(info):
+        return instance.but(has_params=False)
+    return instance
 
 
 def _mark_parameters(info: FunctionInfo, scope: Scope) -> None:

@@ -1,0 +1,76 @@
+"""Whether a network class of the project holds no parameters at all: its outputs then require grad only where its
+inputs do.
+
+A module the analysis does not know is taken to have trainable parameters, as most have, so what it gives may
+require grad. A class of the project can say otherwise: ``BBoxTransform(nn.Module)``, a loss or a box decoder, whose
+methods assign the object nothing that can hold a parameter (no submodule, no ``nn.Parameter``, nothing unknown)
+and never register one by name (``register_parameter``, ``add_module``, ``setattr``). Its bases must be such classes
+too, or ``nn.Module`` itself: ``nn.Linear`` brings its own weight.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .definitions import ClassInfo
+from .values import Kind, Value
+
+_PLAIN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+#: what can add a parameter or submodule to an object without an ``self.x = ...`` the attributes show
+_REGISTERING_NAMES = frozenset({"register_parameter", "add_module", "register_module", "setattr", "__dict__",
+                                "_modules", "_parameters", "load_state_dict", "apply"})
+#: kinds of value that hold no parameter
+#: kinds of value that hold no parameter: a library object that is not a module (an optimizer, a writer) registers
+#: nothing on the module
+_NO_PARAMETER_KINDS = frozenset({Kind.NONE, Kind.NUMBER, Kind.STRING, Kind.NDARRAY, Kind.NUMPY_VALUE, Kind.REF,
+                                 Kind.FUNCTION, Kind.CLASS, Kind.DEVICE, Kind.OTHER, Kind.INSTANCE,
+                                 Kind.DATALOADER})
+
+
+def holds_no_parameters(info: ClassInfo) -> bool:
+    """Whether objects of ``info`` (with its bases) can hold no trainable parameter; False when not sure."""
+    if info.parameter_free is not None:  # another module's class: its summary says
+        return info.parameter_free
+    for each in info.lineage():
+        if each.unknown_bases or (each.library_base is not None and each.library_base not in _PLAIN_MODULE_BASES):
+            return False
+        if each.node is None:
+            if each.parameter_free is not True:
+                return False
+            continue
+        if _registers_members(each.node):
+            return False
+        if not all(_holds_no_parameter(value) for value in each.attributes.values()):
+            return False
+    return True
+
+
+def _holds_no_parameter(value: Value) -> bool:
+    if value.choices is not None:
+        return all(_holds_no_parameter(choice) for choice in value.choices)
+    if value.kind is Kind.TENSOR:
+        return value.requires_grad is False
+    if value.kind is Kind.NN_MODULE:
+        return value.has_params is False  # a loss or an activation
+    if value.kind in (Kind.SEQUENCE, Kind.MAPPING):
+        parts = [part for part in (value.element, *(value.items or ())) if part is not None]
+        return bool(parts) and all(_holds_no_parameter(part) for part in parts)
+    return value.kind in _NO_PARAMETER_KINDS
+
+
+def _registers_members(node: cst.ClassDef) -> bool:
+    """Whether the class body names anything that adds members by name (``self.register_parameter(...)``)."""
+    found = False
+
+    def walk(part: cst.CSTNode) -> None:
+        nonlocal found
+        if found:
+            return
+        if isinstance(part, cst.Name) and part.value in _REGISTERING_NAMES:
+            found = True
+            return
+        for child in part.children:
+            walk(child)
+
+    walk(node.body)
+    return found
