@@ -38,6 +38,8 @@ class ControlFlowMixin:
         copy_tests = 0
         incoming = before
         branch: cst.If | None = node
+        colocated = self._colocation_test(node.test)
+        first_body: Scope | None = None
         try:
             while branch is not None:
                 self.scope = incoming
@@ -50,6 +52,7 @@ class ControlFlowMixin:
                 body_scope = incoming.copy()
                 body_scope.names.update(when_true)
                 self.scope = body_scope
+                first_body = body_scope if first_body is None else first_body
                 # what a branch of a device test returns holds under it (only a function's body returns)
                 branch_test = self.device_test(branch.test) if self.returns is not None else None
                 if outcome is False:
@@ -84,8 +87,15 @@ class ControlFlowMixin:
         tested = self.device_test(node.test) if len(reaching) == 2 and not isinstance(node.orelse, cst.If) else None
         branches = {} if tested is None else {  # read before the join writes the names the branches inherit
             name: (reaching[0].lookup(name), reaching[1].lookup(name)) for name in before.rebound_in(*reaching)}
+        # ``if x.is_cuda: iden = iden.cuda()``: ``iden`` is on an accelerator only where ``x`` already is
+        moved_under = [] if colocated is None or first_body is None else [
+            name for name in before.rebound_in(first_body) if _moved_there(first_body.get(name), before.lookup(name))]
         if reaching:  # when no branch reaches its end, what follows is unreachable: leave the state alone
             before.join_from(*reaching)
+        for name in moved_under:
+            joined = before.names.get(name)
+            if joined is not None and joined.on_accelerator:
+                before.names[name] = joined.but(on_accelerator=colocated.on_accelerator, device_test=None)
         if tested is not None:
             # after ``if use_cuda: x = x.cuda()``, what ``x`` has of an accelerator it has only where ``use_cuda`` is
             # true (``Value.device_test``): where the same test is false again, it is on the host
@@ -95,6 +105,17 @@ class ControlFlowMixin:
                     marked = under_device_test(value, when_true, when_false, *tested)
                     self.device_tests_noted = self.device_tests_noted or marked is not value
                     before.names[name] = marked
+
+    def _colocation_test(self, test: cst.BaseExpression) -> Value | None:
+        """The tensor ``if x.is_cuda:`` (or ``x.device.type != "cpu"``) tests, where it is not known to be on an
+        accelerator: what the branch moves there goes where ``x`` is, no further."""
+        on_cpu = _tested_on_cpu(test)
+        if on_cpu is None or on_cpu[1]:
+            return None
+        tested = self.scope.lookup(on_cpu[0])
+        if tested is None or tested.kind not in (Kind.TENSOR, Kind.UNKNOWN) or tested.on_accelerator:
+            return None
+        return tested
 
     def _returned_under(self, tested: tuple[str, bool] | None, holds: bool, returns_before: int) -> None:
         """What a branch of ``if <device test>`` returns has what it has of an accelerator only where the branch
@@ -221,6 +242,13 @@ class ControlFlowMixin:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             inner = self.test_outcome(test.expression)
             return None if inner is None else not inner
+        on_cpu = _tested_on_cpu(test)
+        if on_cpu is not None:
+            # ``if x.is_cuda: iden = iden.cuda()`` of a tensor known to be on the host (made there, or the output
+            # of a module never moved, given tensors that are): the branch cannot run
+            tested = self.scope.lookup(on_cpu[0])
+            return on_cpu[1] if tested is not None and tested.kind is Kind.TENSOR and (
+                tested.on_accelerator is False) else None
         if isinstance(test, (cst.Name, cst.Attribute)):
             # ``if return_vis:`` where the caller passed ``return_vis=False``; ``if mask:`` of None on every path
             value = self.eval_quietly(test)
@@ -651,6 +679,11 @@ _EXCLUSIVE_KINDS = frozenset({Kind.TENSOR, Kind.NDARRAY, Kind.NN_MODULE})
 
 #: loops nested inside one another whose first read is held back (``_loop``); deeper ones read silently first
 _MAX_HELD_LOOPS = 3
+
+
+def _moved_there(moved: Value | None, previous: Value | None) -> bool:
+    """Whether a branch put on an accelerator what was not known to be on one before it."""
+    return moved is not None and bool(moved.on_accelerator) and not (previous is not None and previous.on_accelerator)
 
 
 def _tested_on_cpu(test: cst.BaseExpression) -> tuple[str, bool] | None:
