@@ -477,6 +477,9 @@ class ControlFlowMixin:
             return True  # ``fields = zip(*batch)`` then ``for field in fields``
         if isinstance(iter_node, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
             return True  # a handful of different things written out, e.g. ``(inputs, targets)``
+        if iterable.kind is Kind.SEQUENCE and iterable.items is not None and len(iterable.items) == 1 and (
+                not iterable.open_ended):
+            return True  # one item (the one image a caller passed ``preprocess(*image_path)``): one transfer
         if iterable.kind is Kind.SEQUENCE and iterable.qualname == api.YIELDED_FIELDS:
             return True  # ``yield x, y`` of a batch generator, or a comprehension mapping each of its fields
         if isinstance(iter_node, cst.Call):
@@ -595,10 +598,21 @@ class ControlFlowMixin:
             fields = _fields_mapped(node, iterable)
             if fields is not None:  # ``[torch.from_numpy(part) for part in batch]``: one per field, still fields
                 return Value(Kind.SEQUENCE, element=element, items=(element,) * fields, qualname=api.YIELDED_FIELDS)
+            single = _single_item_mapped(node, iterable)
+            if single:  # ``[cv2.imread(p) for p in paths]`` of the one path a caller passed: still one item
+                return Value(Kind.SEQUENCE, element=element, items=(element,))
             return Value(Kind.SEQUENCE, element=element)
         finally:
             del self.loops[loops_before:]
             self.scope = before
+
+
+def _single_item_mapped(node: cst.ListComp | cst.SetComp | cst.GeneratorExp, iterable: Value) -> bool:
+    """Whether a comprehension maps, with no ``if``, a sequence known to hold exactly one item."""
+    comp_for = node.for_in
+    return (comp_for.inner_for_in is None and not comp_for.ifs and iterable.kind is Kind.SEQUENCE
+            and iterable.items is not None and len(iterable.items) == 1 and not iterable.open_ended
+            and iterable.choices is None)
 
 
 def _fields_mapped(node: cst.ListComp | cst.SetComp | cst.GeneratorExp, iterable: Value) -> int | None:
