@@ -541,7 +541,8 @@ class ControlFlowMixin:
     def _note_kept_for_after_the_loop(self, transfer: cst.Call | None, listed: cst.BaseExpression) -> None:
         """``rewards.append(torch.FloatTensor(r).to(device))`` each step of a loop whose body reads ``rewards``
         nowhere else: the moved items wait, unused, for the code after the loop. They count once a function of the
-        project is given the list there (``_note_consumed``), as they do once it is stacked."""
+        project is given the list there, or an item of it is read (``_note_used_after_the_loop``), as they do once
+        it is stacked."""
         loop = self._current_loop()
         if transfer is None or loop is None or not isinstance(listed, cst.Name):
             return
@@ -552,9 +553,13 @@ class ControlFlowMixin:
         """A function of the project given, after its loop, a list of per-step transfers that the loop only
         appended to (``compute_returns(next_value, rewards, masks)``): each step's copy could have waited for one
         batched copy here."""
+        self._note_used_after_the_loop(args.all_values())
+
+    def _note_used_after_the_loop(self, values: list[Value]) -> None:
+        """``_note_consumed``, and an item of such a list read after the loop (``rewards[t] + gamma * ret``)."""
         if not self.transfers_awaiting_use:
             return
-        for value in args.all_values():
+        for value in values:
             element = value.element if value.kind is Kind.SEQUENCE else None
             waiting = self.transfers_awaiting_use.get(element.transfer) if element is not None and (
                 element.transfer is not None) else None

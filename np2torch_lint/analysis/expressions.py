@@ -97,6 +97,8 @@ class ExpressionsMixin:
         for element in node.slice:
             if isinstance(element.slice, cst.Slice):
                 self._walk_children(element.slice)
+        if base.kind is Kind.SEQUENCE:
+            self._note_used_after_the_loop([base])  # ``rewards[t]`` of per-step transfers, after their loop
         if base.choices is not None:  # ``outputs["loss"]`` of a dict or of a tuple: what either holds there
             return join_all([self._subscript_of(node, choice, index_values) for choice in base.choices]) or UNKNOWN
         return self._subscript_of(node, base, index_values)
