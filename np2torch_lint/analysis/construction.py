@@ -40,8 +40,9 @@ class Construction:
         return f"{self.receiver}.{attribute}"
 
 
-def construction_of(info: FunctionInfo) -> Construction | None:
-    """The construction ``info``'s body reads, when it is a class's ``__init__`` (a method, with its receiver)."""
+def construction_of(info: FunctionInfo, assigned_in: dict[cst.FunctionDef, frozenset[str]]) -> Construction | None:
+    """The construction ``info``'s body reads, when it is a class's ``__init__`` (a method, with its receiver);
+    ``assigned_in``: what each ``__init__`` read so far assigns to its object, kept across its reads."""
     node = info.node
     if info.owner is None or info.role != "method" or not isinstance(node, cst.FunctionDef) or (
             node.name.value != "__init__"):
@@ -49,7 +50,10 @@ def construction_of(info: FunctionInfo) -> Construction | None:
     names = parameter_names(info)
     if not names:
         return None
-    return Construction(names[0], info.owner, frozenset(_assigned_attributes(node, names[0])))
+    assigned = assigned_in.get(node)
+    if assigned is None:
+        assigned = assigned_in[node] = frozenset(_assigned_attributes(node, names[0]))
+    return Construction(names[0], info.owner, assigned)
 
 
 def _assigned_attributes(node: cst.FunctionDef, receiver: str) -> set[str]:

@@ -149,6 +149,8 @@ class ClassInfo:
     #: another module's class: whether its summary says it holds no parameter (module_parameters.py); None for a
     #: class of this file, worked out from its body
     parameter_free: bool | None = None
+    #: whether its body names something that adds members by name (module_parameters.py); None: not looked yet
+    registers_members: bool | None = None
 
     def method(self, name: str) -> FunctionInfo | None:
         for info in self.lineage():

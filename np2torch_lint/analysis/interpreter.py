@@ -104,6 +104,7 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.function_info: FunctionInfo | None = None
         #: the ``__init__`` being read, while it is one: its object's own attributes so far (construction.py)
         self.construction: Construction | None = None
+        self.assigned_in_init: dict[cst.FunctionDef, frozenset[str]] = {}
         self.generic_read = False
         self._init_containers()
         #: non-blocking device-to-host copies seen: the function that made each, and the tensor it copies
@@ -179,6 +180,7 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         for info in self.definitions:
             info.forget()
         self.definitions.clear()
+        self.assigned_in_init.clear()
         self._statement_handlers.clear()
         self._expression_handlers.clear()
 

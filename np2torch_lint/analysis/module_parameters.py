@@ -38,7 +38,9 @@ def holds_no_parameters(info: ClassInfo) -> bool:
             if each.parameter_free is not True:
                 return False
             continue
-        if _registers_members(each.node):
+        if each.registers_members is None:
+            each.registers_members = _registers_members(each.node)  # once per class: its body does not change
+        if each.registers_members:
             return False
         if not all(_holds_no_parameter(value) for value in each.attributes.values()):
             return False

@@ -42,7 +42,7 @@ class SummariesMixin:
         self.current_module = info.module
         self.function_node, syncs_before = info.node, self.syncs_seen
         self.function_info, self.generic_read = info, generic
-        self.construction = construction_of(info)
+        self.construction = construction_of(info, self.assigned_in_init)
         if facts is not None:
             self.facts, self.silent = facts, True
         elif silently and not self.silent:
