@@ -57,24 +57,39 @@ def construction_of(info: FunctionInfo, assigned_in: dict[cst.FunctionDef, froze
 
 
 def _assigned_attributes(node: cst.FunctionDef, receiver: str) -> set[str]:
+    """The attributes of ``receiver`` that ``node``'s statements assign (not those of functions defined inside)."""
     found: set[str] = set()
-
-    def walk(part: cst.CSTNode) -> None:
-        targets: list[cst.BaseExpression] = []
-        if isinstance(part, cst.Assign):
-            targets = [target.target for target in part.targets]
-        elif isinstance(part, (cst.AnnAssign, cst.AugAssign)):
-            targets = [part.target]
+    for statement in _small_statements(node.body):
+        kind = type(statement)
+        if kind is cst.Assign:
+            targets = [target.target for target in statement.targets]
+        elif kind is cst.AnnAssign or kind is cst.AugAssign:
+            targets = [statement.target]
+        else:
+            continue
         for target in targets:
             for element in _unpacked(target):
-                if isinstance(element, cst.Attribute) and isinstance(element.value, cst.Name) and (
+                if type(element) is cst.Attribute and type(element.value) is cst.Name and (
                         element.value.value == receiver):
                     found.add(element.attr.value)
-        for child in part.children:
-            walk(child)
-
-    walk(node.body)
     return found
+
+
+def _small_statements(part: cst.CSTNode):
+    """The simple statements of a body, through compound statements, walking no expression (the cost of reading a
+    large ``__init__`` once is the number of its statements)."""
+    for child in part.children:
+        kind = type(child)
+        if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
+            yield from child.body
+        elif kind in _DESCENDED:
+            yield from _small_statements(child)
+
+
+#: what holds statements: compound statements and their blocks (not a nested ``def`` or ``class``)
+_DESCENDED = frozenset({cst.IndentedBlock, cst.If, cst.Else, cst.For, cst.While, cst.With, cst.Try, cst.ExceptHandler,
+                        cst.Finally, cst.Match, cst.MatchCase, *((cst.TryStar, cst.ExceptStarHandler)
+                                                                 if hasattr(cst, "TryStar") else ())})
 
 
 def _unpacked(target: cst.BaseExpression) -> list[cst.BaseExpression]:
