@@ -477,8 +477,7 @@ class ControlFlowMixin:
             return True  # ``fields = zip(*batch)`` then ``for field in fields``
         if isinstance(iter_node, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
             return True  # a handful of different things written out, e.g. ``(inputs, targets)``
-        if iterable.kind is Kind.SEQUENCE and iterable.items is not None and len(iterable.items) == 1 and (
-                not iterable.open_ended):
+        if _holds_one_item(iterable):
             return True  # one item (the one image a caller passed ``preprocess(*image_path)``): one transfer
         if iterable.kind is Kind.SEQUENCE and iterable.qualname == api.YIELDED_FIELDS:
             return True  # ``yield x, y`` of a batch generator, or a comprehension mapping each of its fields
@@ -549,14 +548,10 @@ class ControlFlowMixin:
         if only_appended_to(loop.node, listed.value):
             self.transfers_awaiting_use[transfer] = (loop.node, "append")
 
-    def _note_consumed(self, args: Args) -> None:
-        """A function of the project given, after its loop, a list of per-step transfers that the loop only
-        appended to (``compute_returns(next_value, rewards, masks)``): each step's copy could have waited for one
-        batched copy here."""
-        self._note_used_after_the_loop(args.all_values())
-
     def _note_used_after_the_loop(self, values: list[Value]) -> None:
-        """``_note_consumed``, and an item of such a list read after the loop (``rewards[t] + gamma * ret``)."""
+        """Lists of per-step transfers that their loop only appended to, used after it: given to a function of the
+        project (``compute_returns(next_value, rewards, masks)``) or an item read (``rewards[t] + gamma * ret``).
+        Each step's copy could have waited for one batched copy here."""
         if not self.transfers_awaiting_use:
             return
         for value in values:
@@ -612,12 +607,15 @@ class ControlFlowMixin:
             self.scope = before
 
 
+def _holds_one_item(value: Value) -> bool:
+    """Whether ``value`` is a sequence known to hold exactly one item."""
+    return value.kind is Kind.SEQUENCE and value.items is not None and len(value.items) == 1 and not value.open_ended
+
+
 def _single_item_mapped(node: cst.ListComp | cst.SetComp | cst.GeneratorExp, iterable: Value) -> bool:
     """Whether a comprehension maps, with no ``if``, a sequence known to hold exactly one item."""
     comp_for = node.for_in
-    return (comp_for.inner_for_in is None and not comp_for.ifs and iterable.kind is Kind.SEQUENCE
-            and iterable.items is not None and len(iterable.items) == 1 and not iterable.open_ended
-            and iterable.choices is None)
+    return comp_for.inner_for_in is None and not comp_for.ifs and _holds_one_item(iterable)
 
 
 def _fields_mapped(node: cst.ListComp | cst.SetComp | cst.GeneratorExp, iterable: Value) -> int | None:

@@ -101,7 +101,7 @@ class SummariesMixin:
         """What calling ``info`` gives; what its body does with these arguments counts as done at ``node`` (the call
         of ``called``: the function's name unless said otherwise)."""
         if node is not None:
-            self._note_consumed(args)
+            self._note_used_after_the_loop(args.all_values())
         if info.node is None:
             info = self._readable(info, args, receiver) or info  # another module's, read with these arguments
         result, found = self._function_result(info, args, receiver)
