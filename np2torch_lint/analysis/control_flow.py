@@ -407,6 +407,8 @@ class ControlFlowMixin:
             self.grad_enabled = saved
 
     def _try(self, node: cst.Try) -> None:
+        # ``try: torch.log(x) except: np.log(x)``: the fallback runs where torch refused x, so x is no tensor there
+        rejected = self._torch_arguments_of_a_lone_statement(node.body)
         before = self.scope
         body_scope = before.copy()
         self.scope = body_scope
@@ -423,6 +425,8 @@ class ControlFlowMixin:
                     self.eval(handler.type)
                 if handler.name is not None:
                     self._bind(handler.name.name, UNKNOWN)
+                if rejected and _catches_a_type_error(handler):
+                    self._forget_tensors(rejected)
                 self._suite(handler.body)
                 branches.append(handler_scope)
         finally:
@@ -430,6 +434,30 @@ class ControlFlowMixin:
         before.join_from(*branches)
         if node.finalbody is not None:
             self._suite(node.finalbody.body)
+
+    def _torch_arguments_of_a_lone_statement(self, body: cst.BaseSuite) -> frozenset[str]:
+        """The names a ``try`` body of one simple statement passes to torch functions (as an argument or an operand
+        of one): if that statement raised, torch refused them, which it does not do to a tensor."""
+        statements = body.body if isinstance(body, cst.IndentedBlock) else ()
+        if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+            return frozenset()
+        if len(statements[0].body) != 1:
+            return frozenset()
+        names: set[str] = set()
+        for call in _calls_in(statements[0].body[0]):
+            callee = self.eval_quietly(call.func)
+            if callee.kind is Kind.REF and (callee.qualname or "").startswith("torch."):
+                for arg in call.args:
+                    names.update(_operand_names(arg.value))
+        return frozenset(names)
+
+    def _forget_tensors(self, names: frozenset[str]) -> None:
+        """Where torch refused these names, what made them tensors on some path did not happen on this one."""
+        for name in names:
+            value = self.scope.lookup(name)
+            if value is not None and (value.kind is Kind.TENSOR
+                                      or any(choice.kind is Kind.TENSOR for choice in value.choices or ())):
+                self.scope.names[name] = UNKNOWN
 
     def _match(self, node: cst.Match) -> None:
         self.eval(node.subject)
@@ -743,3 +771,41 @@ def only_appended_to(loop: cst.CSTNode, name: str) -> bool:
 
     walk(loop)
     return bool(uses) and all(id(use) in appends for use in uses)
+
+
+_TYPE_ERROR_CATCHERS = frozenset({"Exception", "BaseException", "TypeError"})
+
+
+def _catches_a_type_error(handler: cst.ExceptHandler) -> bool:
+    """Whether this handler runs when torch refuses an argument (a ``TypeError``)."""
+    if handler.type is None:
+        return True
+    if isinstance(handler.type, cst.Tuple):
+        types = [element.value for element in handler.type.elements]
+    else:
+        types = [handler.type]
+    return any(dotted_name(entry) in _TYPE_ERROR_CATCHERS for entry in types)
+
+
+def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """Every call in a statement, outermost first."""
+    calls: list[cst.Call] = []
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call):
+            calls.append(current)
+        if not isinstance(current, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            stack.extend(reversed(current.children))
+    return calls
+
+
+def _operand_names(expression: cst.BaseExpression) -> set[str]:
+    """The names an argument is made of by arithmetic alone: ``x`` and ``d`` in ``x`` and ``d - 0.5``."""
+    if isinstance(expression, cst.Name):
+        return {expression.value}
+    if isinstance(expression, cst.BinaryOperation):
+        return _operand_names(expression.left) | _operand_names(expression.right)
+    if isinstance(expression, cst.UnaryOperation):
+        return _operand_names(expression.expression)
+    return set()
