@@ -251,7 +251,7 @@ class CallsMixin:
                 # (``torch.stack([image.to(device) for image in images])``, or appended to a list that is): stack
                 # and cat take nothing else, unless a class of the file defines ``__torch_function__``.
                 per_item = receiver.loop_item is not None and not self.torch_function_overridden
-                tensor = Value(Kind.TENSOR, loop_item=receiver.loop_item if per_item else None,
+                tensor = Value(Kind.TENSOR, dtype=receiver.dtype, loop_item=receiver.loop_item if per_item else None,
                                parameter=receiver.parameter)
                 moved = self._apply_model(node, f"torch.Tensor.{method}", move, args, tensor)
                 if moved.moves_parameter is not None:
@@ -287,6 +287,10 @@ class CallsMixin:
             # ``clip.get_frame(n + i)`` in a loop over ``i``: unknown, but each item's own, as ``clip[n + i]`` is
             item = next((v.loop_item for v in args.all_values() if v.loop_item is not None), None)
             result = self._placed_like_inputs(receiver, args, loop_item=item)
+            cast = self.models.call(f"torch.Tensor.{method}")
+            if cast is not None and cast.dtype is not None and "decides-dtype" in cast.flags:
+                # ``self.model.get_logits(x).double()``: where it meets a tensor it is one, of the dtype it asked for
+                result = result.but(dtype=cast.dtype)
         elif model is None:
             result = self._placed_like_inputs(receiver, args) if kind in (Kind.NN_MODULE, Kind.TENSOR) else UNKNOWN
         else:

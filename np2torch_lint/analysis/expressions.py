@@ -274,13 +274,19 @@ class ExpressionsMixin:
         requires_grad = self._result_requires_grad(tensors, others_known)
         dtypes = {v.dtype for v in tensors}
         first = tensors[0]
+        float64_origins = frozenset().union(*(v.float64_origins for v in tensors))
+        if float64_origins and any(_chosen_float64(v) for v in operands):
+            # ``logits.double() * torch.from_numpy(np.ones(n))``: the program computes in float64 on purpose here,
+            # so NumPy's float64 meets float64, not float32 weights
+            self.facts.dtypes_may_be_decided(tensors)
+            float64_origins = frozenset()
         return Value(
             Kind.TENSOR,
             dtype=dtypes.pop() if len(dtypes) == 1 else None,
             requires_grad=requires_grad,
             on_accelerator=either_all(v.on_accelerator for v in tensors),
             device_test=device_test_of(tensors),
-            float64_origins=frozenset().union(*(v.float64_origins for v in tensors)),
+            float64_origins=float64_origins,
             loop_item=next((v.loop_item for v in operands if v.loop_item is not None), None),
             transfer=first.transfer,
             parameter=next((v.parameter for v in operands if v.parameter is not None), None),
@@ -298,6 +304,13 @@ class ExpressionsMixin:
         if inputs_known and all(flag is False for flag in flags):
             return False
         return None
+
+
+def _chosen_float64(tensor: Value) -> bool:
+    """A float64 tensor the program asked for (``.double()``, ``dtype=torch.float64``), not NumPy's default; an
+    unknown value cast with ``.double()`` counts, as it is a tensor where it meets one."""
+    return (tensor.kind in (Kind.TENSOR, Kind.UNKNOWN) and tensor.dtype == "float64" and not tensor.float64_origins
+            and not tensor.float64_by_default)
 
 
 def _set_item(keys: list[str], items: list[Value], key: str, value: Value) -> tuple[list[str], list[Value]]:
