@@ -216,8 +216,9 @@ class ControlFlowMixin:
             if isinstance(test.operator, cst.And):
                 return {**left_true, **right_true}, {}
             return {}, {**left_false, **right_false}
-        if isinstance(test, cst.Call):
-            return self._isinstance_narrowing(test), {}
+        typed = self._type_test(test)
+        if typed is not None:
+            return self._type_test_narrowing(*typed[:4])
         if isinstance(test, cst.Attribute) and test.attr.value == "requires_grad" and isinstance(test.value, cst.Name):
             current = self.scope.lookup(test.value.value)  # ``t.detach() if t.requires_grad else t``
             if current is None or current.kind is not Kind.TENSOR:
@@ -253,6 +254,12 @@ class ControlFlowMixin:
             # ``if return_vis:`` where the caller passed ``return_vis=False``; ``if mask:`` of None on every path
             value = self.eval_quietly(test)
             return False if value.kind is Kind.NONE else bool_literal(value)
+        typed = self._type_test(test)
+        if typed is not None:
+            _, narrowed, current, holds, exact = typed
+            if narrowed.kind is current.kind:
+                return None if exact else holds  # ``type(p) is torch.Tensor`` fails for a Parameter
+            return (not holds) if len({narrowed.kind, current.kind} & _EXCLUSIVE_KINDS) == 2 else None
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
             operator = test.comparisons[0].operator
             if isinstance(operator, (cst.Is, cst.IsNot)) and isinstance(test.comparisons[0].comparator, cst.Name) and (
@@ -269,15 +276,7 @@ class ControlFlowMixin:
             if right is None or left.kind is not Kind.STRING or left.literal is None:
                 return None
             return (left.literal == right) == isinstance(operator, cst.Equal)
-        if not isinstance(test, cst.Call):
-            return None
-        narrowed, current = self._isinstance_test(test)
-        if narrowed is None or current is None:
-            return None
-        if narrowed.kind is current.kind:
-            return True
-        kinds = {narrowed.kind, current.kind}
-        return False if len(kinds & _EXCLUSIVE_KINDS) == 2 else None
+        return None
 
     def _dtype_comparison(self, left: cst.BaseExpression, right: cst.BaseExpression) -> bool | None:
         """Whether ``t.dtype`` (``left``) is the torch dtype ``right`` names, where the tensor's dtype is known."""
@@ -310,22 +309,43 @@ class ControlFlowMixin:
         finally:
             self.facts, self.silent, self.returns, self.yields = saved
 
-    def _isinstance_test(self, test: cst.Call) -> tuple[Value | None, Value | None]:
-        """``isinstance(x, T)`` or ``torch.is_tensor(x)``: what ``x`` is where it is true, and what it is now."""
-        func = test.func
-        is_isinstance = isinstance(func, cst.Name) and func.value == "isinstance" and len(test.args) == 2
-        is_tensor_test = self.eval_quietly(func).qualname == "torch.is_tensor" and len(test.args) == 1
-        if not (is_isinstance or is_tensor_test) or not isinstance(test.args[0].value, cst.Name):
-            return None, None
-        current = self.scope.lookup(test.args[0].value.value) or UNKNOWN
-        narrowed = Value(Kind.TENSOR) if is_tensor_test else self._annotated_type(self.eval_quietly(test.args[1].value))
-        return (None if narrowed.kind is Kind.UNKNOWN else narrowed), current
+    def _type_test(self, test: cst.BaseExpression) -> tuple[str, Value, Value, bool, bool] | None:
+        """``isinstance(x, T)``, ``torch.is_tensor(x)`` or ``type(x) is T`` (``==``; negated by ``is not``/``!=``):
+        the name tested, what it is where it has that type, what it is now, whether the test holds where it has that
+        type, and whether the test is exact (``type(x) is T`` fails for a subclass)."""
+        if isinstance(test, cst.Call):
+            func = test.func
+            is_isinstance = isinstance(func, cst.Name) and func.value == "isinstance" and len(test.args) == 2
+            is_tensor_test = self.eval_quietly(func).qualname == "torch.is_tensor" and len(test.args) == 1
+            if not (is_isinstance or is_tensor_test) or not isinstance(test.args[0].value, cst.Name):
+                return None
+            name, type_node, holds, exact = test.args[0].value.value, test.args[-1].value, True, False
+        elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(
+                test.comparisons[0].operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)):
+            left = test.left
+            if not (isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "type"
+                    and len(left.args) == 1 and isinstance(left.args[0].value, cst.Name)):
+                return None
+            is_tensor_test = False
+            name, type_node, exact = left.args[0].value.value, test.comparisons[0].comparator, True
+            holds = isinstance(test.comparisons[0].operator, (cst.Is, cst.Equal))
+        else:
+            return None
+        current = self.scope.lookup(name) or UNKNOWN
+        narrowed = Value(Kind.TENSOR) if is_tensor_test else self._annotated_type(self.eval_quietly(type_node))
+        return None if narrowed.kind is Kind.UNKNOWN else (name, narrowed, current, holds, exact)
 
-    def _isinstance_narrowing(self, test: cst.Call) -> dict[str, Value]:
-        narrowed, current = self._isinstance_test(test)
-        if narrowed is None or current is None or narrowed.kind is current.kind:
-            return {}  # not such a test, or already known to be one: keep what else is known of it
-        return {test.args[0].value.value: narrowed}  # type: ignore[attr-defined]
+    @staticmethod
+    def _type_test_narrowing(name: str, narrowed: Value, current: Value,
+                             holds: bool) -> tuple[dict[str, Value], dict[str, Value]]:
+        """Where ``x`` has the tested type it is one (unless already known to be, which keeps what else is known);
+        where it has not, a tensor it may have been (a caller's CUDA tensor) is not what it is there, so it is
+        unknown."""
+        of_type = {} if narrowed.kind is current.kind else {name: narrowed}
+        # (not exactly a tensor, where the test is ``type(x) is torch.Tensor``: another type, or a rare subclass)
+        not_of_type = {name: UNKNOWN} if narrowed.kind is Kind.TENSOR and current.kind in (
+            Kind.TENSOR, Kind.UNKNOWN) else {}
+        return (of_type, not_of_type) if holds else (not_of_type, of_type)
 
     def _for(self, node: cst.For) -> None:
         iterable = self.eval(node.iter)
