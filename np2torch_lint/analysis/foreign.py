@@ -37,14 +37,21 @@ class ForeignMixin:
         cached = self.readable_functions.get(info, _NOT_READ)
         if cached is not _NOT_READ:
             return cached  # type: ignore[return-value]
-        module_path, names = info.origin
-        foreign = self.project.foreign_module(module_path)
-        node = foreign.definitions.get(names) if foreign is not None else None
+        node = self._foreign_definition(info)
         readable = None
         if node is not None and not info.opaque:
-            readable = self._function_from(node, info, self._foreign_scope(foreign))
+            module_path, _ = info.origin
+            readable = self._function_from(node, info, self._foreign_scope(self.project.foreign_module(module_path)))
         self.readable_functions[info] = readable
         return readable
+
+    def _foreign_definition(self, info: FunctionInfo) -> cst.FunctionDef | None:
+        """The ``def`` of another module's function in that module's own tree, or None where it cannot be found."""
+        if info.origin is None or self.project is None:
+            return None
+        module_path, names = info.origin
+        foreign = self.project.foreign_module(module_path)
+        return foreign.definitions.get(names) if foreign is not None else None
 
     def _foreign_scope(self, foreign) -> Scope:  # foreign: project.ForeignModule
         """The module's globals as its summary says, one copy per analysis (a sync writes into the scopes it

@@ -102,9 +102,11 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.function_node: cst.FunctionDef | cst.Lambda | None = None  # whose body is being read; None: module
         #: the function whose body is being read (None: the module), and whether with its parameters unknown
         self.function_info: FunctionInfo | None = None
-        #: the ``__init__`` being read, while it is one: its object's own attributes so far (construction.py)
+        #: the method being read, while it is one: its object's own attributes so far (construction.py)
         self.construction: Construction | None = None
-        self.assigned_in_init: dict[cst.FunctionDef, frozenset[str]] = {}
+        self.assigned_in_method: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: what a method of the file may assign to its object when another method calls it (construction.py)
+        self.stores_of_method: dict[cst.FunctionDef, frozenset[str] | None] = {}
         self.generic_read = False
         self._init_containers()
         #: non-blocking device-to-host copies seen: the function that made each, and the tensor it copies
@@ -180,7 +182,8 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         for info in self.definitions:
             info.forget()
         self.definitions.clear()
-        self.assigned_in_init.clear()
+        self.assigned_in_method.clear()
+        self.stores_of_method.clear()
         self._statement_handlers.clear()
         self._expression_handlers.clear()
 

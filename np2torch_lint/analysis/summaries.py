@@ -42,7 +42,8 @@ class SummariesMixin:
         self.current_module = info.module
         self.function_node, syncs_before = info.node, self.syncs_seen
         self.function_info, self.generic_read = info, generic
-        self.construction = construction_of(info, self.assigned_in_init)
+        self.construction = construction_of(info, self.assigned_in_method)
+        self._begin_own_stores()
         if facts is not None:
             self.facts, self.silent = facts, True
         elif silently and not self.silent:
