@@ -133,14 +133,16 @@ class ConstructionMixin:
             return None
         attribute = node.attr.value
         owner = construction.owner
-        if owner.method(attribute) is not None or owner.attribute(attribute) is None:
-            return None  # a method, a property, or nothing any method assigns: as before
         if not construction.init:
-            stored = self.scope.lookup(construction.stored_key(attribute))
-            if attribute not in construction.assigned or stored is None or stored.literal != _STORED.literal:
+            # (the cheap tests first: most reads in a method are of attributes it does not store)
+            stored = self.scope.lookup(construction.stored_key(attribute)) if (
+                attribute in construction.assigned) else None
+            if stored is None or stored.literal != _STORED.literal or owner.method(attribute) is not None:
                 return None  # not stored yet, or not on every path that comes here: the class's join
             value = self.scope.lookup(construction.key(attribute))
             return None if value is None or value.kind in (Kind.SEQUENCE, Kind.MAPPING) else value
+        if owner.method(attribute) is not None or owner.attribute(attribute) is None:
+            return None  # a method, a property, or nothing any method assigns: as before
         if attribute in construction.assigned:
             value = self.scope.lookup(construction.key(attribute))  # None before its first assignment: as before
         else:
