@@ -53,6 +53,8 @@ class LibraryMixin:
             return _arrays_like(args)
         if kind == "tensor":
             return self._tensor_result(node, qualname, model, args, receiver)
+        if kind == "tuple" and any(item.param("dtype-param") is not None for item in model.items):
+            return self._tuple_with_dtype(model, args)
         handler = _EFFECTS.get(kind)
         if handler is not None:
             return getattr(self, handler)(node, qualname, model, args, receiver)
@@ -142,6 +144,19 @@ class LibraryMixin:
             family = "float" if "float64-default" in model.flags else _NUMBER_FAMILY.get(model.dtype or "", "int")
             return Value(Kind.NUMBER, dtype=family)
         return value_of_model(model)
+
+    def _tuple_with_dtype(self, model: Model, args: Args) -> Value:
+        """A tuple one of whose arrays takes the call's ``dtype`` (``soundfile.read(path, dtype="float32")``)."""
+        items = []
+        for item in model.items:
+            dtype_param = item.param("dtype-param")
+            explicit = None if dtype_param is None else self._dtype_argument(
+                args, None if dtype_param == "kw" else int(dtype_param))
+            value = value_of_model(item)
+            items.append(value if explicit is None else value.but(
+                dtype=None if explicit == "?" else explicit, float64_by_default=False))
+        made = value_of_model(model)
+        return made.but(unpacked=tuple(items)) if made.unpacked is not None else made.but(items=tuple(items))
 
     def _array_from_data(self, node: cst.Call | None, model: Model, args: Args, explicit: str | None) -> Value:
         """``np.array(data)``: a literal's dtype, an array's own, a sequence of arrays', an image's."""
