@@ -28,6 +28,7 @@ Before its first store, after an escape, and where a path did not store it, an a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
@@ -209,15 +210,15 @@ def _escape(node: cst.Call, receiver: str, owner: ClassInfo) -> tuple[bool, str 
     """Whether ``node`` may run another method of ``receiver``'s object, and the method when it is
     ``receiver.method(...)``."""
     func = node.func
+    passes_receiver = any(isinstance(arg.value, cst.Name) and arg.value.value == receiver for arg in node.args)
     if isinstance(func, cst.Attribute):
         value, called = func.value, func.attr.value
         if isinstance(value, cst.Name) and value.value == receiver and (
                 owner.method(called) is not None or owner.attribute(called) is None):
-            passes_receiver = any(isinstance(arg.value, cst.Name) and arg.value.value == receiver for arg in node.args)
             return True, None if passes_receiver else called
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "super":
             return True, None
-    return any(isinstance(arg.value, cst.Name) and arg.value.value == receiver for arg in node.args), None
+    return passes_receiver, None
 
 
 def _calls_escape(node: cst.FunctionDef, receiver: str, owner: ClassInfo) -> bool:
@@ -225,7 +226,8 @@ def _calls_escape(node: cst.FunctionDef, receiver: str, owner: ClassInfo) -> boo
     return any(_escape(call, receiver, owner)[0] for call in _calls_in(node.body))
 
 
-def _calls_in(part: cst.CSTNode):
+def _calls_in(part: cst.CSTNode) -> Iterator[cst.Call]:
+    # A plain walk over ``children``, not ``libcst.matchers.findall``: its visitor made a cold run about 3% slower.
     for child in part.children:
         if type(child) is cst.Call:
             yield child

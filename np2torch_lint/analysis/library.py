@@ -75,9 +75,7 @@ class LibraryMixin:
                       receiver: Value | None) -> Value:
         kind = Kind.NDARRAY if model.kind == "ndarray" else Kind.NUMPY_VALUE
         first = args.first
-        dtype_param = model.param("dtype-param")
-        explicit = None if dtype_param is None else self._dtype_argument(
-            args, None if dtype_param == "kw" else int(dtype_param))
+        explicit = self._dtype_given(model, args)
         if "converts-tensors" in model.flags and first is not None and first.kind is Kind.TENSOR and (
                 "from-data" in model.params):
             return Value(Kind.NDARRAY, dtype=first.dtype)  # ``np.asarray(t)``: ``t.numpy()``, recorded above
@@ -145,13 +143,18 @@ class LibraryMixin:
             return Value(Kind.NUMBER, dtype=family)
         return value_of_model(model)
 
+    def _dtype_given(self, model: Model, args: Args) -> str | None:
+        """The dtype the call passes where the row's ``dtype-param`` says (a position, or ``kw``: only ``dtype=``):
+        None where the row has none or the call passes none, "?" where it is unknown."""
+        dtype_param = model.param("dtype-param")
+        return None if dtype_param is None else self._dtype_argument(
+            args, None if dtype_param == "kw" else int(dtype_param))
+
     def _tuple_with_dtype(self, model: Model, args: Args) -> Value:
         """A tuple one of whose arrays takes the call's ``dtype`` (``soundfile.read(path, dtype="float32")``)."""
         items = []
         for item in model.items:
-            dtype_param = item.param("dtype-param")
-            explicit = None if dtype_param is None else self._dtype_argument(
-                args, None if dtype_param == "kw" else int(dtype_param))
+            explicit = self._dtype_given(item, args)
             value = value_of_model(item)
             items.append(value if explicit is None else value.but(
                 dtype=None if explicit == "?" else explicit, float64_by_default=False))
@@ -222,9 +225,7 @@ class LibraryMixin:
                 args = Args(args.positional[1:], args.keywords, args.positional_nodes[1:], args.keyword_nodes)
             return self._changed_tensor(model, args, base)
         if base.is_numpy:
-            dtype_param = model.param("dtype-param")
-            explicit = None if dtype_param is None else self._dtype_argument(
-                args, None if dtype_param == "kw" else int(dtype_param))
+            explicit = self._dtype_given(model, args)
             if explicit is not None:
                 return base.but(dtype=explicit, float64_by_default=False, items=None)
             kind = _reduced_kind(model, base)
@@ -303,9 +304,7 @@ class LibraryMixin:
             on_accelerator = False
         if "accelerator" in model.flags:
             on_accelerator = True
-        dtype_param = model.param("dtype-param")
-        dtype = model.dtype if dtype_param is None else self._dtype_argument(
-            args, None if dtype_param == "kw" else int(dtype_param))
+        dtype = model.dtype if model.param("dtype-param") is None else self._dtype_given(model, args)
         return Value(Kind.TENSOR, dtype=dtype, requires_grad=False if "no-grad" in model.flags else None,
                      on_accelerator=on_accelerator, pending_copy=pending_copy,
                      device_test=device_test if on_accelerator or pending_copy is not None else None)
