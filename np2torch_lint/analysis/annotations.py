@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from . import known_apis as api
 from .definitions import ClassInfo, RecordType
 from .dtypes import DTYPE_NAMES
 from .values import NONE, UNKNOWN, Kind, Value, join
 
 _NDARRAY_TYPES = {"numpy.ndarray", "numpy.typing.NDArray"}
 # ``Variable`` has been ``Tensor`` since torch 0.4: ``isinstance(t, Variable)`` holds for every tensor
-_TENSOR_TYPES = {"torch.Tensor", "torch.autograd.Variable", "torch.autograd.variable.Variable"}
+_TENSOR_TYPES = {"torch.Tensor", *api.NO_TENSOR_IS_EXACTLY}
 _PARAMETER_TYPES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
 _MODULE_TYPES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
 _OPTIONAL = {"typing.Optional"}

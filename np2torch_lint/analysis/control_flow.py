@@ -90,8 +90,11 @@ class ControlFlowMixin:
         # ``if x.is_cuda: iden = iden.cuda()``: ``iden`` is on an accelerator only where ``x`` already is
         moved_under = [] if colocated is None or first_body is None else [
             name for name in before.rebound_in(first_body) if _moved_there(first_body.get(name), before.lookup(name))]
-        if reaching:  # when no branch reaches its end, what follows is unreachable: leave the state alone
+        if reaching:
             before.join_from(*reaching)
+        # where no branch that can run reaches its end, what follows in the block cannot run either (set, not only
+        # raised: an ``elif`` read here as unreachable may have raised it for itself)
+        self.rest_unreachable = not reaching
         for name in moved_under:
             joined = before.names.get(name)
             if joined is not None and joined.on_accelerator:
@@ -254,6 +257,9 @@ class ControlFlowMixin:
             # ``if return_vis:`` where the caller passed ``return_vis=False``; ``if mask:`` of None on every path
             value = self.eval_quietly(test)
             return False if value.kind is Kind.NONE else bool_literal(value)
+        legacy_variable = self._exact_legacy_variable_test(test)
+        if legacy_variable is not None:
+            return legacy_variable
         typed = self._type_test(test)
         if typed is not None:
             _, narrowed, current, holds, exact = typed
@@ -332,8 +338,27 @@ class ControlFlowMixin:
         else:
             return None
         current = self.scope.lookup(name) or UNKNOWN
-        narrowed = Value(Kind.TENSOR) if is_tensor_test else self._annotated_type(self.eval_quietly(type_node))
+        type_value = None if is_tensor_test else self.eval_quietly(type_node)
+        if exact and type_value.qualname in api.NO_TENSOR_IS_EXACTLY:
+            return None  # ``type(x) == Variable``: no narrowing (``test_outcome`` decides it for a known tensor)
+        narrowed = Value(Kind.TENSOR) if is_tensor_test else self._annotated_type(type_value)
         return None if narrowed.kind is Kind.UNKNOWN else (name, narrowed, current, holds, exact)
+
+    def _exact_legacy_variable_test(self, test: cst.BaseExpression) -> bool | None:
+        """``type(x) == Variable`` (``is``, ``!=``, ``is not``) of a value known to be a tensor: false (true when
+        negated), since ``Variable`` is no tensor's own type; None for anything else."""
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+            return None
+        comparison, left = test.comparisons[0], test.left
+        if not (isinstance(comparison.operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual))
+                and isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "type"
+                and len(left.args) == 1):
+            return None
+        if self.eval_quietly(comparison.comparator).qualname not in api.NO_TENSOR_IS_EXACTLY:
+            return None
+        if self.eval_quietly(left.args[0].value).kind is not Kind.TENSOR:
+            return None
+        return isinstance(comparison.operator, (cst.IsNot, cst.NotEqual))
 
     @staticmethod
     def _type_test_narrowing(name: str, narrowed: Value, current: Value,

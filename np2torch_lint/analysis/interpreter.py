@@ -59,6 +59,8 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.grad_enabled: bool | None = True
         self.loops: list[Loop] = []
         self.copy_tests = 0  # how many enclosing ``if`` tests mention ``copy``
+        #: the statement just read cannot complete (an ``if`` whose every branch that can run returns or raises)
+        self.rest_unreachable = False
         self.module_scope = self.scope
         self.silent = False  # in a summary (or a loop's silent first pass): facts go nowhere
         #: loops whose first read's facts are held back around the code being read (control_flow._loop)
@@ -202,12 +204,18 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
 
     def _block(self, statements: Iterable[cst.CSTNode]) -> None:
         handlers = self._statement_handlers
-        for statement in statements:
+        remaining = iter(statements)
+        for statement in remaining:
             handler = handlers.get(type(statement))
             if handler is None:
                 self._walk_children(statement)
             else:
                 handler(statement)
+            if self.rest_unreachable:  # an ``if`` none of whose branches reaches its end
+                self.rest_unreachable = False
+                rest = list(remaining)
+                if rest:
+                    self.read_unreachable(lambda: self._block(rest))
 
     def _suite(self, suite: cst.BaseSuite) -> None:
         if isinstance(suite, cst.IndentedBlock):

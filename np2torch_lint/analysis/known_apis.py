@@ -15,6 +15,10 @@ ACCELERATOR_AVAILABILITY = {
 #: the device test that, where it is false, leaves no CUDA device: no copy from one can still be running
 NO_CUDA_WHERE_FALSE = "available:cuda"
 
+#: the legacy ``Variable``: ``isinstance`` accepts every tensor for it (since torch 0.4), yet it is no tensor's own
+#: type, so ``type(t) == Variable`` is false for every tensor (``nn.Parameter`` and ``Variable(t)``'s result too)
+NO_TENSOR_IS_EXACTLY = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+
 NN_MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
 
 # Calls that consume a generator and keep its items (the items are "collected").
