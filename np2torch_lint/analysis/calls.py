@@ -156,6 +156,15 @@ class CallsMixin:
             return self._element_of(first)
         if name == "iter" and first is not None:
             return first if first.kind is Kind.SEQUENCE else Value(Kind.SEQUENCE, element=self._element_of(first))
+        if name == "sum" and first is not None:
+            # ``sum(losses) / len(losses)`` of an epoch's losses: ``0 + l0 + l1 + ...`` is a tensor that requires grad
+            # and lives where the items do (a bool tensor sums to an int64 one)
+            element = self._element_of(first)
+            if element.kind is Kind.TENSOR:
+                return Value(Kind.TENSOR, dtype=None if element.dtype == "bool" else element.dtype,
+                             requires_grad=element.requires_grad, on_accelerator=element.on_accelerator,
+                             device_test=element.device_test)
+            return UNKNOWN
         if name in ("len", "int", "float", "bool", "str", "repr", "print", "isinstance", "hash", "id"):
             return Value(Kind.NUMBER, dtype={"float": "float", "bool": "bool"}.get(name, "int"))
         return UNKNOWN
