@@ -41,13 +41,14 @@ _CONTINUATIONS = 200
 _LONG_CONTINUATION = re.compile(r"(?:\\\r?\n[^\n]*){%d}" % _CONTINUATIONS)
 
 
-_PROJECT_MARKERS = ("torch", "numpy", ".cuda(", ".to(")
+_PROJECT_MARKERS = ("torch", "numpy", ".cuda(", ".to(", "import *")
 
 
 def could_have_findings(text: str, project: bool = False) -> bool:
     """Every rule needs a tensor, and in a file on its own a tensor needs torch imported: a file that never says
     "torch" is clean. In a project a tensor may come from another module: a file needs reading when it says
-    "torch" or "numpy" (``.numpy()``) or moves something (``.cuda(``, ``.to(``)."""
+    "torch" or "numpy" (``.numpy()``), moves something (``.cuda(``, ``.to(``), or star-imports (a package's
+    ``from models import *`` may bring its ``np`` and ``nn``)."""
     if not project:
         return "torch" in text
     return any(marker in text for marker in _PROJECT_MARKERS)

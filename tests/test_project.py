@@ -13,7 +13,7 @@ from np2torch_lint.config import load_settings
 from np2torch_lint.engine import LintContext, analyse_text, lint_text
 from np2torch_lint.files import read_source
 from np2torch_lint.project import Project
-from np2torch_lint.project.modules import imported_modules
+from np2torch_lint.project.modules import imported_modules, top_level_imports
 
 from helpers import REPO, expected_findings, run_command
 
@@ -21,7 +21,7 @@ PROJECTS = REPO / "tests" / "data" / "projects"
 CASES = [("relative", "pkg/train.py"), ("srclayout", "scripts/run.py"), ("buffers", "sample_check.py"),
          ("defaults", "load_data.py"), ("defaults", "serve.py"), ("cycle", "a.py"), ("broken", "good.py"),
          ("helpers", "pkg/vsr.py"), ("constructed", "sample_check.py"),
-         ("parameter_free", "use.py")]
+         ("parameter_free", "use.py"), ("package_cycle", "train.py"), ("package_cycle", "nets/Head.py")]
 
 
 def lint_in_project(root: Path, relative: str) -> list:
@@ -285,3 +285,25 @@ def test_the_analysis_of_one_file_needs_no_module_that_drives_whole_runs():
             if isinstance(node, python_ast.ImportFrom) and (node.module or "").split(".")[-1] in ("engine", "jobs"):
                 importing_the_engine.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert importing_the_engine == []
+
+
+def test_what_a_module_imports_unindented_holds_whichever_module_of_a_cycle_runs_first():
+    text = """import numpy as np
+import torch.nn as nn, os.path
+from .utils import *
+from ..data import (load,
+                    Batch as Rows)
+try:
+    import cupy as cp
+except ImportError:
+    cp = None
+if TYPE_CHECKING:
+    from torch import Tensor
+import pandas as pd
+pd = None
+"""
+    bindings, starred = top_level_imports(text, "pkg.sub.mod", False)
+    assert bindings == {"np": "numpy", "nn": "torch.nn", "os": "os", "load": "pkg.data.load",
+                        "Rows": "pkg.data.Batch"}  # not cp, Tensor (indented) nor pd (assigned again)
+    assert starred == ["pkg.sub.utils"]
+    assert top_level_imports("__all__ = ['f']\nimport numpy as np\n", "pkg", True) == ({}, [])

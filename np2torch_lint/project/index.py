@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Iterable
 
 from ..files import SourceError, read_source
 from .cache import Cache, digest, digest_of
-from .modules import ModuleFiles, absolute_module, imported_modules, strongly_connected
+from .modules import (ModuleFiles, absolute_module, imported_modules, strongly_connected,
+                      top_level_imports)
 
 # The analysis (and LibCST) is imported where a module is analysed or a summary read: a run answered from the cache
 # needs neither.
@@ -502,16 +503,33 @@ class ModuleLink:
             self._lookups[qualname] = found
         return self._lookups[qualname]
 
-    def names_of(self, module: str) -> dict[str, Value]:
-        """``from module import *``: the module's public names (those without a leading underscore)."""
+    def names_of(self, module: str, seen: frozenset[str] = frozenset()) -> dict[str, Value]:
+        """``from module import *``: the module's public names (those without a leading underscore). Around an
+        import cycle, where its summary is not used, what its unindented imports bind, its star imports followed (a
+        submodule's ``from pkg import *`` of a package whose ``__init__`` star-imports ``.utils``: the ``np`` and
+        ``nn`` of ``utils`` are NumPy's and torch's whichever module runs first)."""
         summary = self._summary(module)
-        if summary is None:
+        if summary is not None:
+            return {name: value for name, value in summary.names.items() if not name.startswith("_")}
+        path = self.project.files.path_of(module, self.path.parent)
+        read = self.project.text_of(path) if path is not None and self.project.same_cycle(self.path, path) else None
+        if read is None or module in seen:
             return {}
-        return {name: value for name, value in summary.names.items() if not name.startswith("_")}
+        from ..analysis.values import ref
+
+        self.dependencies[TEXT_DEPENDENCY + str(path)] = read[1]
+        found = self.project.files.module_of(path)
+        name, is_package = found if found else (None, False)
+        bindings, starred = top_level_imports(read[0], name, is_package)
+        names: dict[str, Value] = {}
+        for other in starred:
+            names.update(self.names_of(other, seen | {module}))
+        names.update((bound, ref(qualname)) for bound, qualname in bindings.items() if not bound.startswith("_"))
+        return names
 
     def _summary(self, module: str) -> ModuleSummary | None:
         path = self.project.files.path_of(module, self.path.parent)
-        if path is None or self.project.same_cycle(self.path, path):
+        if path is None or (self.project.same_cycle(self.path, path) and not self._inside_own_package(path)):
             return None  # not the project's, or imported around a cycle: unknown
         summary = self.project.summary_of(path)
         if summary is not None:
@@ -520,12 +538,18 @@ class ModuleLink:
             self.saw_a_summary_running = True
         return summary
 
+    def _inside_own_package(self, path: Path) -> bool:
+        """Whether this module is a package's ``__init__`` and ``path`` one of that package's modules. Around an
+        import cycle, such an ``__init__`` still sees its submodules' summaries (``from .nets import Net``, where
+        ``nets.py`` imports from the package): a submodule sees its package's names as unknown, so each of those
+        summaries is made without this one, and which runs first changes nothing."""
+        return self.is_package and path != self.path and self.path.parent in path.parents
+
     def _member(self, qualname: str) -> Value | None:
         from ..analysis.values import Kind
 
         files = self.project.files
-        if files.path_of(qualname, self.path.parent) is not None:
-            return None  # ``pkg.sub`` is a module itself: it stays a name; its members are looked up
+        is_a_module = files.path_of(qualname, self.path.parent) is not None
         parts = qualname.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:cut])
@@ -535,6 +559,11 @@ class ModuleLink:
             if summary is None:
                 return None
             value = summary.names.get(parts[cut])
+            if is_a_module and (value is None or (value.kind is Kind.REF and value.qualname == qualname)):
+                # ``pkg.sub`` is a module itself: it stays a name, and its members are looked up; but where the
+                # package binds the name to something else (``from .PVRNet import PVRNet`` in its ``__init__``),
+                # ``from pkg import PVRNet`` gets that, as Python does
+                return None
             for attribute in parts[cut + 1:]:
                 value = _member_of(value, attribute) if value is not None else None
             if value is not None and value.kind is Kind.REF and value.qualname and value.qualname != qualname:

@@ -17,6 +17,8 @@ from typing import Iterator
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(.*)|import[ \t]+(.*))$", re.MULTILINE)
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
 _COMMENT = re.compile(r"#[^\n]*")
+#: a name an unindented statement assigns, defines or deletes (``np = None``, ``def np():``, ``del np``)
+_REBOUND = re.compile(r"^(?:def\s+|class\s+|del\s+)?([A-Za-z_]\w*)\s*(?:[:=(]|$)", re.MULTILINE)
 
 
 @dataclass
@@ -155,6 +157,50 @@ def imported_modules(text: str, module: str | None, is_package: bool) -> list[st
             if word.isidentifier():
                 found.append(f"{base}.{word}")
     return found
+
+
+def top_level_imports(text: str, module: str | None, is_package: bool) -> tuple[dict[str, str], list[str]]:
+    """What a module's unindented import statements bind: name -> the qualified name it refers to (``import numpy
+    as np`` gives ``np`` -> ``numpy``; ``from .data import load`` gives ``load`` -> ``pkg.data.load``), and the
+    modules it star-imports (absolute names). These hold whatever order the modules of an import cycle run in, so
+    they are what a star import around a cycle can be sure of. A name that an unindented statement also assigns,
+    defines or deletes is left out, and a module that sets ``__all__`` gives nothing (its star import binds what
+    ``__all__`` lists)."""
+    if "__all__" in text:
+        return {}, []
+    found: dict[str, str] = {}
+    starred: list[str] = []
+    for match in _IMPORT.finditer(text):
+        if match.group(0)[:1] in (" ", "\t"):
+            continue  # inside a block: an ``if``, a ``try`` or a function decides whether it runs
+        dots, source, names, plain = match.groups()
+        if plain is not None:
+            for part in plain.split("#", 1)[0].split(","):
+                dotted, _, alias = (piece.strip() for piece in part.partition(" as "))
+                if not _NAME.fullmatch(dotted):
+                    continue
+                if not alias:
+                    top = dotted.split(".", 1)[0]  # ``import os.path`` binds ``os``
+                    found[top] = top
+                elif alias.isidentifier():
+                    found[alias] = dotted
+            continue
+        base = absolute_module(module, is_package, len(dots), source or None) if dots else source
+        if not base:
+            continue
+        if names.strip().startswith("("):
+            end = text.find(")", match.end(3) - len(names))
+            names = text[match.start(3):end if end != -1 else match.end(3)]
+        names = _COMMENT.sub("", names)
+        if names.strip() == "*":
+            starred.append(base)
+            continue
+        for part in names.replace("(", " ").replace(")", " ").replace("\\", " ").split(","):
+            word, _, alias = (piece.strip() for piece in part.partition(" as "))
+            if word.isidentifier() and (not alias or alias.isidentifier()):
+                found[alias or word] = f"{base}.{word}"
+    rebound = set(_REBOUND.findall(text))
+    return {name: qualname for name, qualname in found.items() if name not in rebound}, starred
 
 
 def strongly_connected(graph: dict[Path, list[Path]], start: Path, components: dict[Path, Path]) -> None:

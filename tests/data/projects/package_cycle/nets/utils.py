@@ -1,0 +1,4 @@
+import numpy as np
+import torch.nn as nn
+
+HIDDEN = 3
