@@ -166,7 +166,7 @@ class CallsMixin:
                              device_test=element.device_test)
             return UNKNOWN
         if name in ("len", "int", "float", "bool", "str", "repr", "print", "isinstance", "hash", "id"):
-            return Value(Kind.NUMBER, dtype={"float": "float", "bool": "bool"}.get(name, "int"))
+            return Value(Kind.NUMBER, dtype={"float": "float", "bool": "bool", "isinstance": "bool"}.get(name, "int"))
         return UNKNOWN
 
     def _module_output(self, module: Value, args: Args) -> Value:
@@ -211,6 +211,12 @@ class CallsMixin:
                 return Value(Kind.CLASS, definition=RecordType(fields))
         if qualname == "builtins.map" and len(args.positional) == 2:
             return self._mapped(node, args.positional[0], self._element_of(args.positional[1]))
+        if qualname == "builtins.isinstance":
+            # ``is_torch = isinstance(f0, torch.Tensor)`` of a value the analysis knows: that boolean, so that a later
+            # ``... if is_torch else np.log(f0)`` is decided as the test itself would be
+            outcome = self.test_outcome(node)
+            if outcome is not None:
+                return Value(Kind.NUMBER, dtype="bool", literal=str(outcome))
         if qualname.startswith("builtins."):
             return self._call_builtin(qualname[len("builtins."):], args)
         available = api.ACCELERATOR_AVAILABILITY.get(qualname)
