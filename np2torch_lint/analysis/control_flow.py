@@ -326,17 +326,12 @@ class ControlFlowMixin:
             if not (is_isinstance or is_tensor_test) or not isinstance(test.args[0].value, cst.Name):
                 return None
             name, type_node, holds, exact = test.args[0].value.value, test.args[-1].value, True, False
-        elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(
-                test.comparisons[0].operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)):
-            left = test.left
-            if not (isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "type"
-                    and len(left.args) == 1 and isinstance(left.args[0].value, cst.Name)):
-                return None
-            is_tensor_test = False
-            name, type_node, exact = left.args[0].value.value, test.comparisons[0].comparator, True
-            holds = isinstance(test.comparisons[0].operator, (cst.Is, cst.Equal))
         else:
-            return None
+            compared = _type_comparison(test)
+            if compared is None or not isinstance(compared[0], cst.Name):
+                return None
+            operand, type_node, holds = compared
+            name, exact, is_tensor_test = operand.value, True, False
         current = self.scope.lookup(name) or UNKNOWN
         type_value = None if is_tensor_test else self.eval_quietly(type_node)
         if exact and type_value.qualname in api.NO_TENSOR_IS_EXACTLY:
@@ -347,18 +342,12 @@ class ControlFlowMixin:
     def _exact_legacy_variable_test(self, test: cst.BaseExpression) -> bool | None:
         """``type(x) == Variable`` (``is``, ``!=``, ``is not``) of a value known to be a tensor: false (true when
         negated), since ``Variable`` is no tensor's own type; None for anything else."""
-        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        compared = _type_comparison(test)
+        if compared is None or self.eval_quietly(compared[1]).qualname not in api.NO_TENSOR_IS_EXACTLY:
             return None
-        comparison, left = test.comparisons[0], test.left
-        if not (isinstance(comparison.operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual))
-                and isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "type"
-                and len(left.args) == 1):
+        if self.eval_quietly(compared[0]).kind is not Kind.TENSOR:
             return None
-        if self.eval_quietly(comparison.comparator).qualname not in api.NO_TENSOR_IS_EXACTLY:
-            return None
-        if self.eval_quietly(left.args[0].value).kind is not Kind.TENSOR:
-            return None
-        return isinstance(comparison.operator, (cst.IsNot, cst.NotEqual))
+        return not compared[2]
 
     @staticmethod
     def _type_test_narrowing(name: str, narrowed: Value, current: Value,
@@ -774,6 +763,18 @@ _MAX_HELD_LOOPS = 3
 def _moved_there(moved: Value | None, previous: Value | None) -> bool:
     """Whether a branch put on an accelerator what was not known to be on one before it."""
     return moved is not None and bool(moved.on_accelerator) and not (previous is not None and previous.on_accelerator)
+
+
+def _type_comparison(test: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression, bool] | None:
+    """``type(x) is T`` (``==``; negated by ``is not``/``!=``): ``x``, ``T``, and whether the test says they match."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    comparison, left = test.comparisons[0], test.left
+    if not (isinstance(comparison.operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual))
+            and isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "type"
+            and len(left.args) == 1):
+        return None
+    return left.args[0].value, comparison.comparator, isinstance(comparison.operator, (cst.Is, cst.Equal))
 
 
 def _tested_on_cpu(test: cst.BaseExpression) -> tuple[str, bool] | None:

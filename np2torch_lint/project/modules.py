@@ -134,25 +134,38 @@ def absolute_module(module: str | None, is_package: bool, level: int, name: str 
     return ".".join(parts) or None
 
 
-def imported_modules(text: str, module: str | None, is_package: bool) -> list[str]:
-    """The absolute names a module's import statements may bring in (``from a import b`` gives ``a`` and
-    ``a.b``, since ``b`` may be a submodule); read line by line, parenthesised lists included."""
-    found: list[str] = []
+def _import_statements(text: str, module: str | None, is_package: bool) -> Iterator[tuple[bool, str | None, list[str]]]:
+    """Each import statement, read line by line (parenthesised lists included): whether it is unindented, the
+    absolute module a ``from`` statement imports from (None for a plain ``import``), and its comma-separated parts,
+    stripped (``numpy as np``, ``load``, ``*``)."""
     for match in _IMPORT.finditer(text):
         dots, source, names, plain = match.groups()
+        unindented = match.group(0)[:1] not in (" ", "\t")
         if plain is not None:
             plain = plain.split("#", 1)[0]  # ``import replay  # noqa: E402``
-            found.extend(part.split(" as ")[0].strip() for part in plain.split(",") if _NAME.match(part.strip()))
+            yield unindented, None, [part.strip() for part in plain.split(",")]
             continue
         base = absolute_module(module, is_package, len(dots), source or None) if dots else source
         if not base:
             continue
-        found.append(base)
         if names.strip().startswith("("):
             end = text.find(")", match.end(3) - len(names))
             names = text[match.start(3):end if end != -1 else match.end(3)]
         names = _COMMENT.sub("", names)  # ``from .data import load  # comment``, and comments inside ( ... )
-        for part in names.replace("(", " ").replace(")", " ").replace("\\", " ").split(","):
+        yield unindented, base, [part.strip() for part in
+                                 names.replace("(", " ").replace(")", " ").replace("\\", " ").split(",")]
+
+
+def imported_modules(text: str, module: str | None, is_package: bool) -> list[str]:
+    """The absolute names a module's import statements may bring in (``from a import b`` gives ``a`` and
+    ``a.b``, since ``b`` may be a submodule)."""
+    found: list[str] = []
+    for _, base, parts in _import_statements(text, module, is_package):
+        if base is None:
+            found.extend(part.split(" as ")[0].strip() for part in parts if _NAME.match(part))
+            continue
+        found.append(base)
+        for part in parts:
             word = part.split(" as ")[0].strip()
             if word.isidentifier():
                 found.append(f"{base}.{word}")
@@ -170,35 +183,22 @@ def top_level_imports(text: str, module: str | None, is_package: bool) -> tuple[
         return {}, []
     found: dict[str, str] = {}
     starred: list[str] = []
-    for match in _IMPORT.finditer(text):
-        if match.group(0)[:1] in (" ", "\t"):
+    for unindented, base, parts in _import_statements(text, module, is_package):
+        if not unindented:
             continue  # inside a block: an ``if``, a ``try`` or a function decides whether it runs
-        dots, source, names, plain = match.groups()
-        if plain is not None:
-            for part in plain.split("#", 1)[0].split(","):
-                dotted, _, alias = (piece.strip() for piece in part.partition(" as "))
-                if not _NAME.fullmatch(dotted):
-                    continue
-                if not alias:
-                    top = dotted.split(".", 1)[0]  # ``import os.path`` binds ``os``
-                    found[top] = top
-                elif alias.isidentifier():
-                    found[alias] = dotted
-            continue
-        base = absolute_module(module, is_package, len(dots), source or None) if dots else source
-        if not base:
-            continue
-        if names.strip().startswith("("):
-            end = text.find(")", match.end(3) - len(names))
-            names = text[match.start(3):end if end != -1 else match.end(3)]
-        names = _COMMENT.sub("", names)
-        if names.strip() == "*":
+        if base is not None and parts == ["*"]:
             starred.append(base)
             continue
-        for part in names.replace("(", " ").replace(")", " ").replace("\\", " ").split(","):
-            word, _, alias = (piece.strip() for piece in part.partition(" as "))
-            if word.isidentifier() and (not alias or alias.isidentifier()):
-                found[alias or word] = f"{base}.{word}"
+        for part in parts:
+            name, _, alias = (piece.strip() for piece in part.partition(" as "))
+            if base is not None:
+                if name.isidentifier() and (not alias or alias.isidentifier()):
+                    found[alias or name] = f"{base}.{name}"
+            elif _NAME.fullmatch(name) and not alias:
+                top = name.split(".", 1)[0]  # ``import os.path`` binds ``os``
+                found[top] = top
+            elif _NAME.fullmatch(name) and alias.isidentifier():
+                found[alias] = name
     rebound = set(_REBOUND.findall(text))
     return {name: qualname for name, qualname in found.items() if name not in rebound}, starred
 
