@@ -338,7 +338,13 @@ class LibraryMixin:
         kept = _known_object(args, model.param("keeps"))
         if kept is not None:  # ``gym.wrappers.RecordEpisodeStatistics(vector_env)``: still that vector env
             return kept
-        return Value(Kind.INSTANCE, qualname=model.of, wrapped=_known_object(args, model.param("wraps")))
+        made = Value(Kind.INSTANCE, qualname=model.of, wrapped=_known_object(args, model.param("wraps")))
+        if "device-of-args" in model.flags:  # ``Categorical(logits=q.cuda())``: its samples are drawn there
+            tensors = args.tensors()
+            on_accelerator = either_all(v.on_accelerator for v in tensors) if tensors else None
+            made = made.but(on_accelerator=on_accelerator,
+                            device_test=device_test_of(tensors) if on_accelerator else None)
+        return made
 
     def _model_wrapped(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                        receiver: Value | None) -> Value:

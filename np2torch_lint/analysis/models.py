@@ -53,6 +53,8 @@ FLAGS = frozenset({
     "params-of-args", "autograd", "decides-dtype", "from-bounds", "args-give-tuple", "off", "on",
     "set", "inference", "clears-origins", "keeps-device", "floats", "widens-ints", "numpy-scalar", "in-place",
     "unknown-dtype",
+    # ``instance``: the object lives where the tensors it is built from do (a distribution of CUDA logits)
+    "device-of-args",
     # ``Q.__array__``: the array NumPy gets without a copy is read-only (PIL hands out its pixels as ``bytes``)
     "read-only",
     # NumPy converts every tensor it is given, or finds in a list or tuple it is given, with ``Tensor.__array__``

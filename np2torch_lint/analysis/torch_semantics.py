@@ -120,7 +120,17 @@ class TorchMixin:
         if tensor is None or not (args.positional or args.keywords):
             return OTHER  # ``t.type()`` without arguments is the type's name
         self.facts.dtype_decided.update(tensor.float64_origins)
-        return tensor.but(dtype=None, float64_origins=frozenset())
+        retyped = tensor.but(dtype=None, float64_origins=frozenset())
+        given = args.first or args.keywords.get("dtype")
+        name = None if given is None else given.qualname if given.kind is Kind.REF else given.literal
+        legacy = self.models.call(name) if name and name.startswith("torch.") else None
+        if legacy is not None and "legacy" in legacy.flags:
+            # ``t.type(torch.FloatTensor)`` (or ``"torch.FloatTensor"``) is a CPU tensor of that type, wherever ``t``
+            # was; ``torch.cuda.FloatTensor`` one on the GPU
+            on_accelerator = "accelerator" in legacy.flags
+            return retyped.but(dtype=legacy.dtype, on_accelerator=on_accelerator, pending_copy=None,
+                               device_test=tensor.device_test if on_accelerator else None)
+        return retyped
 
     def _tensor_move(self, node: cst.Call, tensor: Value, destination: str | None, args: Args) -> Value:
         """``t.to(...)`` (destination None), ``t.cpu()``, ``t.cuda()``/``t.xpu()``... (\"cpu\", \"accelerator\")."""
