@@ -289,6 +289,8 @@ class ExpressionsMixin:
             float64_origins=float64_origins,
             loop_item=next((v.loop_item for v in operands if v.loop_item is not None), None),
             transfer=first.transfer,
+            transfer_needs_stack=first.transfer_needs_stack,
+            transfer_per_step=first.transfer_per_step,
             parameter=next((v.parameter for v in operands if v.parameter is not None), None),
             moves_parameter=first.moves_parameter,
             pending_copy=next((v.pending_copy for v in tensors if v.pending_copy is not None), None),

@@ -250,7 +250,9 @@ class LibraryMixin:
             others = args.tensors()
             if others:
                 combined = self._tensor_arithmetic(tensor, *others)
-                result = combined.but(loop_item=tensor.loop_item, transfer=tensor.transfer, parameter=tensor.parameter,
+                result = combined.but(loop_item=tensor.loop_item, transfer=tensor.transfer,
+                                      transfer_needs_stack=tensor.transfer_needs_stack,
+                                      transfer_per_step=tensor.transfer_per_step, parameter=tensor.parameter,
                                       moves_parameter=tensor.moves_parameter)
             elif tensor.requires_grad:
                 result = tensor.but(requires_grad=self._result_requires_grad([tensor]))

@@ -71,8 +71,14 @@ class TorchMixin:
         on_accelerator = device_on_accelerator(device) if device is not None else False
         if made_on_accelerator is not False:
             on_accelerator = True  # ``torch.cuda.FloatTensor(a)``, or a constructor that may be one
-        return Value(Kind.TENSOR, dtype=result_dtype, requires_grad=requires_grad, on_accelerator=on_accelerator,
+        made = Value(Kind.TENSOR, dtype=result_dtype, requires_grad=requires_grad, on_accelerator=on_accelerator,
                      float64_origins=origins, loop_item=source.loop_item, parameter=source.parameter)
+        if (on_accelerator and made_on_accelerator is not None and source.on_accelerator is not True
+                and not (source.kind is Kind.UNKNOWN and source.loop_item is not None)):
+            # data copied to the device by the constructor: a transfer, like ``.to(device)`` of a host tensor (data
+            # made in the body each step, such as an env's rewards; a loop's unknown items may be whole batches)
+            made = self._transfer_in_loop(made, node, source.but(on_accelerator=False))
+        return made
 
     # calls with effects (see library._EFFECTS)
 
@@ -168,18 +174,25 @@ class TorchMixin:
         # of different sizes to ``self.device``, a ``pixel_mean.device``, and pads them)
         to_accelerator = on_accelerator or (on_accelerator is None and destination is None
                                             and _names_unknown_device(args))
-        if (to_accelerator and loop is not None and tensor.loop_item == loop.id
-                and tensor.on_accelerator is not True and not per_item_device):
-            # (``for blob, dev in zip(blobs, devices)``: one batch per device)
-            moved = moved.but(transfer=node, transfer_needs_stack=not on_accelerator)
-        elif (to_accelerator and loop is not None and tensor.on_accelerator is False and tensor.loop_item is None
-              and not per_item_device and not loop.not_a_collection):
-            # a host tensor made in the body and moved each time round (``frames.append(torch.from_numpy(Y).to(d))``)
-            moved = moved.but(transfer=node, transfer_needs_stack=True, transfer_per_step=True, loop_item=loop.id)
+        if to_accelerator and not per_item_device:  # (``for blob, dev in zip(blobs, devices)``: one batch per device)
+            moved = self._transfer_in_loop(moved, node, tensor, needs_stack=not on_accelerator)
         if on_accelerator is False:
             moved = moved.but(moves_parameter=None)  # back on the host: ``.cpu()``
         elif to_accelerator and tensor.on_accelerator is not True:
             moved = moved.but(moves_parameter=self._parameter_move(tensor, destination, args, on_accelerator))
+        return moved
+
+    def _transfer_in_loop(self, moved: Value, node: cst.Call, source: Value, needs_stack: bool = True) -> Value:
+        """``moved``, made on an accelerator by ``node`` from ``source``, marked as one transfer per item of the loop
+        it is in (``source`` is the item, or made from it), or per step (a host value made in the body each time
+        round: ``frames.append(torch.from_numpy(Y).to(d))``); NPT005 reads it where what is moved is collected."""
+        loop = self._current_loop()
+        if loop is None or source.on_accelerator is True:
+            return moved
+        if source.loop_item == loop.id:
+            return moved.but(transfer=node, transfer_needs_stack=needs_stack)
+        if source.on_accelerator is False and source.loop_item is None and not loop.not_a_collection:
+            return moved.but(transfer=node, transfer_needs_stack=True, transfer_per_step=True, loop_item=loop.id)
         return moved
 
     def _parameter_move(self, tensor: Value, destination: str | None, args: Args,
