@@ -21,7 +21,8 @@ PROJECTS = REPO / "tests" / "data" / "projects"
 CASES = [("relative", "pkg/train.py"), ("srclayout", "scripts/run.py"), ("buffers", "sample_check.py"),
          ("defaults", "load_data.py"), ("defaults", "serve.py"), ("cycle", "a.py"), ("broken", "good.py"),
          ("helpers", "pkg/vsr.py"), ("constructed", "sample_check.py"),
-         ("parameter_free", "use.py"), ("package_cycle", "train.py"), ("package_cycle", "nets/Head.py")]
+         ("parameter_free", "use.py"), ("package_cycle", "train.py"), ("package_cycle", "nets/Head.py"),
+         ("agents", "agent.py")]
 
 
 def lint_in_project(root: Path, relative: str) -> list:
@@ -37,7 +38,9 @@ def test_findings_that_need_other_modules_match_the_expectations(project: str, r
     assert found == expected_findings(root / relative)
 
 
-@pytest.mark.parametrize(("project", "relative"), [case for case in CASES if case[0] not in ("broken", "cycle")
+# (agents: alone, the unknown Actor moved to the device is taken for a module there too)
+@pytest.mark.parametrize(("project", "relative"), [case for case in CASES
+                                                   if case[0] not in ("broken", "cycle", "agents")
                                                    and case != ("defaults", "serve.py")])
 def test_without_the_project_the_same_file_misses_what_other_modules_say(project: str, relative: str):
     path = PROJECTS / project / relative

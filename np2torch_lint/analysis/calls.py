@@ -11,6 +11,8 @@ from .arguments import STARRED, Args
 from .containers import ADDING_METHODS
 from .definitions import BoundCall, ClassInfo, FunctionInfo, RecordType, record_of
 from .models import Model
+from .module_parameters import adds_members_by_name
+from .syntax import formatted_name
 from .values import (NONE, UNKNOWN, Kind, Value, device_test_of, either_all, held_by_module, join, join_all, keyed,
                      member, sequence, with_key)
 
@@ -65,6 +67,8 @@ class CallsMixin:
         return Args(positional, keywords, positional_nodes, keyword_nodes)
 
     def _call_value(self, node: cst.Call, callee: Value, args: Args) -> Value:
+        if callee.choices is not None:  # ``self.actor(state)`` of an attribute two reads of ``reset()`` built
+            return join_all([self._call_value(node, choice, args) for choice in callee.choices]) or UNKNOWN
         self._host_sync_call(node, callee, args)
         kind = callee.kind
         if kind is Kind.REF and callee.items is not None:
@@ -121,6 +125,32 @@ class CallsMixin:
             return result
         moved = first.element.moves_parameter
         return result if moved is None or result.kind is not Kind.TENSOR else result.but(moves_parameter=moved)
+
+    def _attribute_named_by(self, owner: Value, name: cst.BaseExpression) -> Value | None:
+        """``getattr(obj, "x")`` is ``obj.x``; ``getattr(self, f"encoder_{size}")`` is one of the attributes whose
+        names fit, joined: every one the class assigns with that prefix and suffix, when there is one and none is
+        a method or may be added by name (``setattr``, ``add_module``), which the attributes would not show."""
+        if isinstance(name, (cst.SimpleString, cst.ConcatenatedString)):
+            text = name.evaluated_value
+            return self._attribute_of_value(owner, text) if isinstance(text, str) else None
+        pattern = formatted_name(name)
+        info = owner.definition
+        if pattern is None or not isinstance(info, ClassInfo) or owner.choices is not None:
+            return None
+        self._class_attributes_known(info)
+        prefix, suffix = pattern
+        names: set[str] = set()
+        for each in info.lineage():
+            if each.unnamed_members is None:
+                each.unnamed_members = each.node is None or adds_members_by_name(each.node)
+            if each.unnamed_members:
+                return None
+            names.update(each.attributes, each.class_names, each.methods, each.unknown_attributes)
+        fitting = [n for n in names if n.startswith(prefix) and n.endswith(suffix) and len(n) > len(prefix + suffix)]
+        if not fitting or any(info.method(n) is not None or info.attribute(n) is None for n in fitting):
+            return None
+        found = [self._class_attribute(owner, info, n) for n in sorted(fitting)]
+        return None if any(value is None for value in found) else join_all(found)
 
     def _call_builtin(self, name: str, args: Args) -> Value:
         first = args.first
@@ -217,6 +247,10 @@ class CallsMixin:
             outcome = self.test_outcome(node)
             if outcome is not None:
                 return Value(Kind.NUMBER, dtype="bool", literal=str(outcome))
+        if qualname == "builtins.getattr" and len(node.args) in (2, 3) and len(args.positional) == len(node.args):
+            found = self._attribute_named_by(args.positional[0], node.args[1].value)
+            if found is not None:
+                return found if len(args.positional) == 2 else join(found, args.positional[2])
         if qualname.startswith("builtins."):
             return self._call_builtin(qualname[len("builtins."):], args)
         available = api.ACCELERATOR_AVAILABILITY.get(qualname)

@@ -11,8 +11,8 @@ from . import known_apis as api
 from .arguments import Args
 from .facts import CollectedTransfer
 from .scope import Scope
-from .syntax import (bool_literal_node, dotted_name, ends_abruptly, is_copy_flag_test, pattern_names,
-                     reads_before_binding)
+from .syntax import (bool_literal_node, dotted_name, ends_abruptly, is_copy_flag_test, parameters_frozen_by,
+                     pattern_names, reads_before_binding)
 from .values import UNKNOWN, Kind, Value, bool_literal, has_a_device_fact, join, join_all
 
 #: what ``_grad_mode_of`` returns for something that does not set autograd's mode
@@ -374,8 +374,18 @@ class ControlFlowMixin:
                 self.loops.pop()
 
         self._loop(node, body)
+        self._parameters_frozen(node)
         if node.orelse is not None:
             self._suite(node.orelse.body)
+
+    def _parameters_frozen(self, node: cst.For) -> None:
+        """After ``for p in model.parameters(): p.requires_grad = False``, ``model`` is frozen, as after
+        ``model.requires_grad_(False)``: what it gives does not require grad (G-NIA's victim network)."""
+        owner = parameters_frozen_by(node)
+        if isinstance(owner, cst.Name):
+            module = self.eval_quietly(owner)
+            if module.kind is Kind.NN_MODULE or module.choices is not None:
+                self.scope.names[owner.value] = _frozen(module)
 
     def _while(self, node: cst.While) -> None:
         self.eval(node.test)
@@ -855,3 +865,10 @@ def _operand_names(expression: cst.BaseExpression) -> set[str]:
     if isinstance(expression, cst.UnaryOperation):
         return _operand_names(expression.expression)
     return set()
+
+
+def _frozen(module: Value) -> Value:
+    """A module (or each module it may be) with its parameters frozen."""
+    if module.choices is not None:
+        return module.but(choices=tuple(_frozen(choice) for choice in module.choices))
+    return module.but(has_params=False) if module.kind is Kind.NN_MODULE else module

@@ -151,6 +151,11 @@ class ClassInfo:
     parameter_free: bool | None = None
     #: whether its body names something that adds members by name (module_parameters.py); None: not looked yet
     registers_members: bool | None = None
+    #: whether it may have members ``attributes`` does not name: added under a name the code builds
+    #: (``setattr(self, f"layer_{i}", ...)``), or left out of its summary; None: not looked yet
+    unnamed_members: bool | None = None
+    #: another module's class: attributes its methods assign that its summary could not say anything of
+    unknown_attributes: tuple[str, ...] = ()
 
     def method(self, name: str) -> FunctionInfo | None:
         for info in self.lineage():
@@ -177,7 +182,8 @@ class ClassInfo:
         copy = ClassInfo(None, None, self.is_nn_module, list(self.bases), self.library_base, self.methods,
                          dict(self.attributes), self.class_names, attributes_collected=True,
                          record_fields=self.record_fields, record_is_tuple=self.record_is_tuple,
-                         parameter_free=self.parameter_free)
+                         parameter_free=self.parameter_free, unnamed_members=self.unnamed_members,
+                         unknown_attributes=self.unknown_attributes)
         copy.specializes, copy.assigned = self, set()
         return copy
 
@@ -185,7 +191,8 @@ class ClassInfo:
         """This class, a base of ``actual``'s, as ``super()`` in ``actual``'s methods sees it: methods looked up
         here, attributes assigned to the object (``actual``'s)."""
         view = ClassInfo(None, None, self.is_nn_module, list(self.bases), self.library_base, self.methods,
-                         actual.attributes, self.class_names, attributes_collected=True)
+                         actual.attributes, self.class_names, attributes_collected=True,
+                         unnamed_members=actual.unnamed_members, unknown_attributes=actual.unknown_attributes)
         view.specializes, view.assigned = actual.specializes or actual, actual.assigned
         view.seen_from = actual.seen_from or actual
         if actual.node is not None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .definitions import ClassInfo, FunctionInfo, RecordType
-from .module_parameters import holds_no_parameters
+from .module_parameters import adds_members_by_name, holds_no_parameters
 from .values import UNKNOWN, Kind, ParameterMove, Value
 
 MAX_DEPTH = 4
@@ -146,6 +146,12 @@ class _Encoder:
             "names": {k: v for k, v in names.items() if v is not None}}
         if info.record_fields is not None:
             self.classes[position].update({"rec": list(info.record_fields), "rtup": info.record_is_tuple})
+        unknown = sorted(name for name, value in attributes.items() if value is None)
+        if unknown:  # assigned, but to nothing a summary can say: ``getattr(self, f"x_{i}")`` may be one of them
+            self.classes[position]["unknown"] = unknown
+        if any(each.unnamed_members if each.node is None else adds_members_by_name(each.node)
+               for each in info.lineage()):
+            self.classes[position]["unnamed"] = True
         if self.classes[position]["nn"] and holds_no_parameters(info):
             self.classes[position]["np"] = True
         if info.bases:  # for ``super()`` in its methods' bodies, read by callers (the members above are folded in)
@@ -240,6 +246,9 @@ class _Decoder:
         self.classes[position] = info  # before its members are read: they may refer to it
         info.attributes = {name: self.value(value) for name, value in data.get("attrs", {}).items()
                            if isinstance(value, dict)}
+        unknown = data.get("unknown")
+        if isinstance(unknown, list):
+            info.unknown_attributes = tuple(str(name) for name in unknown)
         info.class_names = {name: self.value(value) for name, value in data.get("names", {}).items()
                             if isinstance(value, dict)}
         for method_name, method in data.get("methods", {}).items():
@@ -259,5 +268,6 @@ class _Decoder:
             info.record_fields = tuple(str(field) for field in data["rec"])
             info.record_is_tuple = bool(data.get("rtup"))
         info.parameter_free = data.get("np") is True
+        info.unnamed_members = data.get("unnamed") is True
         info.attributes_collected = True
         return info

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .arguments import Args
+from .arguments import STARRED, Args
 from .definitions import BoundCall, FunctionInfo
 from .dtypes import is_float, is_integral
 from .facts import TensorToNumpy
@@ -383,7 +383,7 @@ class LibraryMixin:
         if "no-params" in model.flags:
             has_params: bool | None = False
         elif "params-of-args" in model.flags:
-            children = args.all_values()
+            children = _module_children(args)
             has_params = True if any(c.has_params for c in children) else (
                 False if children and all(c.has_params is False for c in children) else None)
         else:
@@ -394,12 +394,33 @@ class LibraryMixin:
                      on_accelerator=device_on_accelerator(device) if device is not None else False)
 
 
+def _module_children(args: Args) -> list[Value]:
+    """The modules a container module is built from: its arguments, and the items of the lists, tuples and dicts
+    given or spread (``nn.Sequential(*layers)``, ``nn.ModuleList([a, b])``); a collection the analysis knows nothing
+    of stands for itself (unknown)."""
+    children = []
+    given = [*args.all_values(), *(v for k, v in args.keywords.items() if k == STARRED)]
+    for value in given:
+        if value.kind in (Kind.SEQUENCE, Kind.MAPPING) and (value.items is not None or value.element is not None):
+            parts = [*(value.items or ()), *(() if value.element is None else (value.element,))]
+            children.extend(parts if parts and not value.open_ended else [*parts, value])
+        else:
+            children.append(value)
+    return children
+
+
 def _tensors_held(sequence: Value) -> list[Value]:
-    """The tensors a list or tuple holds, as far as known: its items, or what iterating over it gives."""
-    if sequence.items is not None:
-        return [item for item in sequence.items if item.kind is Kind.TENSOR]
-    element = sequence.element
-    return [element] if element is not None and element.kind is Kind.TENSOR else []
+    """The tensors a list or tuple holds, as far as known: its items, or what iterating over it gives, and those of
+    the lists and tuples it holds (NumPy converts a nested list's rows item by item: ``np.array(rows)`` of
+    ``rows.append([x0, y0, score])``)."""
+    parts = sequence.items if sequence.items is not None else () if sequence.element is None else (sequence.element,)
+    held = []
+    for part in parts:
+        if part.kind is Kind.TENSOR:
+            held.append(part)
+        elif part.kind is Kind.SEQUENCE:
+            held.extend(_tensors_held(part))
+    return held
 
 
 def _tensor_items(expression: cst.BaseExpression, sequence: Value) -> list[int | None]:

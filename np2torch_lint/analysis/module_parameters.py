@@ -60,15 +60,28 @@ def _holds_no_parameter(value: Value) -> bool:
     return value.kind in _NO_PARAMETER_KINDS
 
 
+#: what adds a member whose name the code builds (``setattr(self, f"layer_{i}", ...)``)
+_NAMING_REGISTRATIONS = _REGISTERING_NAMES - {"__dict__", "load_state_dict", "apply"} | {"register_buffer"}
+
+
+def adds_members_by_name(node: cst.ClassDef) -> bool:
+    """Whether the class body names anything that adds a member under a name built at run time."""
+    return _names_any(node, _NAMING_REGISTRATIONS)
+
+
 def _registers_members(node: cst.ClassDef) -> bool:
     """Whether the class body names anything that adds members by name (``self.register_parameter(...)``)."""
+    return _names_any(node, _REGISTERING_NAMES)
+
+
+def _names_any(node: cst.ClassDef, names: frozenset[str]) -> bool:
     found = False
 
     def walk(part: cst.CSTNode) -> None:
         nonlocal found
         if found:
             return
-        if isinstance(part, cst.Name) and part.value in _REGISTERING_NAMES:
+        if isinstance(part, cst.Name) and part.value in names:
             found = True
             return
         for child in part.children:

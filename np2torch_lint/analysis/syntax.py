@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Iterator
 
 import libcst as cst
@@ -87,6 +88,61 @@ def last_name(node: cst.BaseExpression) -> str:
         node = node.func
     name = dotted_name(node)
     return "" if name is None else name.rsplit(".", 1)[-1].lower()
+
+
+#: a ``%`` conversion (``"scale_%d" % i``): where a formatted name's variable part is
+_PERCENT_CONVERSION = re.compile(r"%[-#0 +]*(?:\d+|\*)?(?:\.\d+)?[diouxXeEfFgGcrsa]")
+_FORMAT_METHOD = m.Attribute(value=m.SimpleString(), attr=m.Name("format"))
+
+
+def formatted_name(node: cst.BaseExpression) -> tuple[str, str] | None:
+    """The literal text before and after the variable part of a name built at run time, when there is a variable
+    part and some text before it: ``f"encoder_{size}"``, ``"encoder_{}".format(size)``, ``"encoder_%d" % size`` and
+    ``"encoder_" + str(size)`` all give ``("encoder_", "")``."""
+    prefix = suffix = None
+    if isinstance(node, cst.FormattedString):
+        parts = node.parts
+        if not any(isinstance(part, cst.FormattedStringExpression) for part in parts):
+            return None
+        prefix = parts[0].value if isinstance(parts[0], cst.FormattedStringText) else ""
+        suffix = parts[-1].value if isinstance(parts[-1], cst.FormattedStringText) else ""
+    elif isinstance(node, cst.Call) and m.matches(node.func, _FORMAT_METHOD):
+        text = node.func.value.evaluated_value
+        if isinstance(text, str) and "{" in text:
+            prefix, suffix = text[:text.index("{")], text[text.rindex("}") + 1:]
+    elif isinstance(node, cst.BinaryOperation) and isinstance(node.left, cst.SimpleString):
+        text = node.left.evaluated_value
+        if isinstance(text, str) and isinstance(node.operator, cst.Modulo):
+            pieces = _PERCENT_CONVERSION.split(text)
+            if len(pieces) > 1:
+                prefix, suffix = pieces[0], pieces[-1]
+        elif isinstance(text, str) and isinstance(node.operator, cst.Add) and not isinstance(
+                node.right, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            prefix, suffix = text, ""
+    if not prefix or "{" in prefix or "%" in prefix:
+        return None
+    return prefix, suffix or ""
+
+
+_PARAMETERS_CALL = m.Call(func=m.Attribute(attr=m.Name("parameters")), args=[])
+
+
+def parameters_frozen_by(loop: cst.For) -> cst.BaseExpression | None:
+    """``model`` in ``for p in model.parameters(): p.requires_grad = False``, which is ``model.requires_grad_(False)``
+    written out: the body sets it on every parameter, unconditionally."""
+    if not isinstance(loop.target, cst.Name) or not m.matches(loop.iter, _PARAMETERS_CALL):
+        return None
+    if isinstance(loop.body, cst.SimpleStatementSuite):
+        statements: list[cst.BaseSmallStatement] = list(loop.body.body)
+    else:
+        statements = [small for line in loop.body.body if isinstance(line, cst.SimpleStatementLine)
+                      for small in line.body]
+    frozen = m.Assign(targets=[m.AssignTarget(target=m.Attribute(value=m.Name(loop.target.value),
+                                                                 attr=m.Name("requires_grad")))],
+                      value=m.Name("False"))
+    if any(m.matches(statement, frozen) for statement in statements):
+        return loop.iter.func.value  # type: ignore[attr-defined]  # (matched above)
+    return None
 
 
 def names_a_dtype(node: cst.BaseExpression) -> bool:
