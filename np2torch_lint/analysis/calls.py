@@ -142,7 +142,7 @@ class CallsMixin:
         names: set[str] = set()
         for each in info.lineage():
             if each.unnamed_members is None:
-                each.unnamed_members = each.node is None or adds_members_by_name(each.node)
+                each.unnamed_members = each.node is None or adds_members_by_name(each)
             if each.unnamed_members:
                 return None
             names.update(each.attributes, each.class_names, each.methods, each.unknown_attributes)

@@ -149,8 +149,9 @@ class ClassInfo:
     #: another module's class: whether its summary says it holds no parameter (module_parameters.py); None for a
     #: class of this file, worked out from its body
     parameter_free: bool | None = None
-    #: whether its body names something that adds members by name (module_parameters.py); None: not looked yet
-    registers_members: bool | None = None
+    #: what its body names of the ways to add members by name (``setattr``, ``register_parameter``...;
+    #: module_parameters.py); None: not looked yet
+    registrations: frozenset[str] | None = None
     #: whether it may have members ``attributes`` does not name: added under a name the code builds
     #: (``setattr(self, f"layer_{i}", ...)``), or left out of its summary; None: not looked yet
     unnamed_members: bool | None = None

@@ -149,9 +149,12 @@ class _Encoder:
         unknown = sorted(name for name, value in attributes.items() if value is None)
         if unknown:  # assigned, but to nothing a summary can say: ``getattr(self, f"x_{i}")`` may be one of them
             self.classes[position]["unknown"] = unknown
-        if any(each.unnamed_members if each.node is None else adds_members_by_name(each.node)
-               for each in info.lineage()):
-            self.classes[position]["unnamed"] = True
+        if self.classes[position]["nn"] and not any(
+                each.unnamed_members is not False if each.node is None else adds_members_by_name(each)
+                for each in info.lineage()):
+            # every member is named in ``attrs`` or ``unknown`` (a network's: ``getattr(self, f"encoder_{i}")``
+            # picks among them; other classes are not walked for this)
+            self.classes[position]["named"] = True
         if self.classes[position]["nn"] and holds_no_parameters(info):
             self.classes[position]["np"] = True
         if info.bases:  # for ``super()`` in its methods' bodies, read by callers (the members above are folded in)
@@ -268,6 +271,6 @@ class _Decoder:
             info.record_fields = tuple(str(field) for field in data["rec"])
             info.record_is_tuple = bool(data.get("rtup"))
         info.parameter_free = data.get("np") is True
-        info.unnamed_members = data.get("unnamed") is True
+        info.unnamed_members = data.get("named") is not True
         info.attributes_collected = True
         return info

@@ -10,9 +10,8 @@ too, or ``nn.Module`` itself: ``nn.Linear`` brings its own weight.
 
 from __future__ import annotations
 
-import libcst as cst
-
 from .definitions import ClassInfo
+from .syntax import identifiers_in
 from .values import Kind, Value
 
 _PLAIN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
@@ -38,9 +37,7 @@ def holds_no_parameters(info: ClassInfo) -> bool:
             if each.parameter_free is not True:
                 return False
             continue
-        if each.registers_members is None:
-            each.registers_members = _registers_members(each.node)  # once per class: its body does not change
-        if each.registers_members:
+        if _registrations(each) & _REGISTERING_NAMES:
             return False
         if not all(_holds_no_parameter(value) for value in each.attributes.values()):
             return False
@@ -64,28 +61,16 @@ def _holds_no_parameter(value: Value) -> bool:
 _NAMING_REGISTRATIONS = _REGISTERING_NAMES - {"__dict__", "load_state_dict", "apply"} | {"register_buffer"}
 
 
-def adds_members_by_name(node: cst.ClassDef) -> bool:
-    """Whether the class body names anything that adds a member under a name built at run time."""
-    return _names_any(node, _NAMING_REGISTRATIONS)
+def adds_members_by_name(info: ClassInfo) -> bool:
+    """Whether the class body (of this file) names anything that adds a member under a name built at run time."""
+    return bool(_registrations(info) & _NAMING_REGISTRATIONS)
 
 
-def _registers_members(node: cst.ClassDef) -> bool:
-    """Whether the class body names anything that adds members by name (``self.register_parameter(...)``)."""
-    return _names_any(node, _REGISTERING_NAMES)
-
-
-def _names_any(node: cst.ClassDef, names: frozenset[str]) -> bool:
-    found = False
-
-    def walk(part: cst.CSTNode) -> None:
-        nonlocal found
-        if found:
-            return
-        if isinstance(part, cst.Name) and part.value in names:
-            found = True
-            return
-        for child in part.children:
-            walk(child)
-
-    walk(node.body)
-    return found
+def _registrations(info: ClassInfo) -> frozenset[str]:
+    """The names of ways to add members by name that the class body mentions, found once per class (its body does
+    not change): one walk serves both questions above."""
+    if info.registrations is None:
+        wanted = _REGISTERING_NAMES | _NAMING_REGISTRATIONS
+        info.registrations = frozenset() if info.node is None else frozenset(
+            identifiers_in(info.node.body) & wanted)
+    return info.registrations

@@ -124,24 +124,26 @@ def formatted_name(node: cst.BaseExpression) -> tuple[str, str] | None:
     return prefix, suffix or ""
 
 
-_PARAMETERS_CALL = m.Call(func=m.Attribute(attr=m.Name("parameters")), args=[])
-
-
 def parameters_frozen_by(loop: cst.For) -> cst.BaseExpression | None:
     """``model`` in ``for p in model.parameters(): p.requires_grad = False``, which is ``model.requires_grad_(False)``
-    written out: the body sets it on every parameter, unconditionally."""
-    if not isinstance(loop.target, cst.Name) or not m.matches(loop.iter, _PARAMETERS_CALL):
+    written out: the body sets it on every parameter, unconditionally. (Plain checks, not matchers: this runs for
+    every ``for`` loop.)"""
+    call = loop.iter
+    if not (isinstance(loop.target, cst.Name) and isinstance(call, cst.Call) and not call.args
+            and isinstance(call.func, cst.Attribute) and call.func.attr.value == "parameters"):
         return None
     if isinstance(loop.body, cst.SimpleStatementSuite):
         statements: list[cst.BaseSmallStatement] = list(loop.body.body)
     else:
         statements = [small for line in loop.body.body if isinstance(line, cst.SimpleStatementLine)
                       for small in line.body]
-    frozen = m.Assign(targets=[m.AssignTarget(target=m.Attribute(value=m.Name(loop.target.value),
-                                                                 attr=m.Name("requires_grad")))],
-                      value=m.Name("False"))
-    if any(m.matches(statement, frozen) for statement in statements):
-        return loop.iter.func.value  # type: ignore[attr-defined]  # (matched above)
+    for statement in statements:
+        if (isinstance(statement, cst.Assign) and len(statement.targets) == 1
+                and isinstance(statement.value, cst.Name) and statement.value.value == "False"):
+            target = statement.targets[0].target
+            if (isinstance(target, cst.Attribute) and target.attr.value == "requires_grad"
+                    and isinstance(target.value, cst.Name) and target.value.value == loop.target.value):
+                return call.func.value
     return None
 
 
@@ -241,6 +243,25 @@ def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
                 elif isinstance(child, (list, tuple)):
                     stack.extend(item for item in child if isinstance(item, cst.CSTNode))
     return False
+
+
+def identifiers_in(node: cst.CSTNode) -> set[str]:
+    """Every identifier under ``node``, attributes' own names too (``self.register_buffer`` gives ``self`` and
+    ``register_buffer``)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.add(current.value)
+            continue
+        for field in child_fields(type(current)):
+            child = getattr(current, field)
+            if isinstance(child, cst.CSTNode):
+                stack.append(child)
+            elif isinstance(child, (list, tuple)):
+                stack.extend(item for item in child if isinstance(item, cst.CSTNode))
+    return found
 
 
 def moves_a_parameter(function: cst.FunctionDef, parameters: list[str], moves: frozenset[str]) -> bool:
