@@ -236,12 +236,7 @@ def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
         elif isinstance(current, cst.Attribute):
             stack.append(current.value)
         else:
-            for field in child_fields(type(current)):
-                child = getattr(current, field)
-                if isinstance(child, cst.CSTNode):
-                    stack.append(child)
-                elif isinstance(child, (list, tuple)):
-                    stack.extend(item for item in child if isinstance(item, cst.CSTNode))
+            _push_children(stack, current)
     return False
 
 
@@ -254,14 +249,19 @@ def identifiers_in(node: cst.CSTNode) -> set[str]:
         current = stack.pop()
         if isinstance(current, cst.Name):
             found.add(current.value)
-            continue
-        for field in child_fields(type(current)):
-            child = getattr(current, field)
-            if isinstance(child, cst.CSTNode):
-                stack.append(child)
-            elif isinstance(child, (list, tuple)):
-                stack.extend(item for item in child if isinstance(item, cst.CSTNode))
+        else:
+            _push_children(stack, current)
     return found
+
+
+def _push_children(stack: list[cst.CSTNode], node: cst.CSTNode) -> None:
+    """Push the child nodes of ``node`` (its expression and statement fields only, as ``child_fields`` says)."""
+    for field in child_fields(type(node)):
+        child = getattr(node, field)
+        if isinstance(child, cst.CSTNode):
+            stack.append(child)
+        elif isinstance(child, (list, tuple)):
+            stack.extend(item for item in child if isinstance(item, cst.CSTNode))
 
 
 def moves_a_parameter(function: cst.FunctionDef, parameters: list[str], moves: frozenset[str]) -> bool:
