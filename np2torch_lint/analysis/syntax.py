@@ -240,6 +240,34 @@ def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
     return False
 
 
+def binds_name(node: cst.CSTNode, name: str) -> bool:
+    """Whether ``name`` is assigned anywhere under ``node`` (``=``, ``+=``, a ``for`` or ``with`` target, ``:=``)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        targets: list[cst.CSTNode] = []
+        if isinstance(current, cst.Assign):
+            targets = [target.target for target in current.targets]
+        elif isinstance(current, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor)):
+            targets = [current.target]
+        elif isinstance(current, cst.WithItem) and current.asname is not None:
+            targets = [current.asname.name]
+        if any(name in _target_names(target) for target in targets):
+            return True
+        _push_children(stack, current)
+    return False
+
+
+def _target_names(target: cst.CSTNode) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {found for element in target.elements for found in _target_names(element.value)}
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return set()
+
+
 def identifiers_in(node: cst.CSTNode) -> set[str]:
     """Every identifier under ``node``, attributes' own names too (``self.register_buffer`` gives ``self`` and
     ``register_buffer``)."""

@@ -9,7 +9,7 @@ from .arguments import DOUBLE_STARRED, STARRED, Args
 from .dtypes import BUILTIN_DTYPES, DTYPE_NAMES
 from .facts import NumpyToTensor, TensorToNumpy
 from .numpy_semantics import float64_by_default, numpy_source_dtype
-from .syntax import names_a_device, names_a_dtype
+from .syntax import binds_name, names_a_device, names_a_dtype
 from .models import Model
 from .values import OTHER, UNKNOWN, Kind, ParameterMove, Value, bool_literal, device_test_of
 
@@ -74,7 +74,8 @@ class TorchMixin:
         made = Value(Kind.TENSOR, dtype=result_dtype, requires_grad=requires_grad, on_accelerator=on_accelerator,
                      float64_origins=origins, loop_item=source.loop_item, parameter=source.parameter)
         if (on_accelerator and made_on_accelerator is not None and source.on_accelerator is not True
-                and not (source.kind is Kind.UNKNOWN and source.loop_item is not None)):
+                and not (source.kind is Kind.UNKNOWN and source.loop_item is not None)
+                and not self._made_before_the_loop(node)):
             # data copied to the device by the constructor: a transfer, like ``.to(device)`` of a host tensor (data
             # made in the body each step, such as an env's rewards; a loop's unknown items may be whole batches)
             made = self._transfer_in_loop(made, node, source.but(on_accelerator=False))
@@ -181,6 +182,14 @@ class TorchMixin:
         elif to_accelerator and tensor.on_accelerator is not True:
             moved = moved.but(moves_parameter=self._parameter_move(tensor, destination, args, on_accelerator))
         return moved
+
+    def _made_before_the_loop(self, node: cst.Call) -> bool:
+        """``torch.tensor(grid_x, device=device)`` in a loop that never assigns ``grid_x``: the same data copied
+        each time round, which moving once before the loop fixes; not items or steps to stack."""
+        loop = self._current_loop()
+        data = node.args[0].value if node.args and node.args[0].keyword is None else None
+        return (loop is not None and isinstance(data, cst.Name) and isinstance(loop.node, (cst.For, cst.While))
+                and not binds_name(loop.node, data.value))
 
     def _transfer_in_loop(self, moved: Value, node: cst.Call, source: Value, needs_stack: bool = True) -> Value:
         """``moved``, made on an accelerator by ``node`` from ``source``, marked as one transfer per item of the loop
