@@ -11,7 +11,7 @@ from .arguments import STARRED, Args
 from .containers import ADDING_METHODS
 from .definitions import BoundCall, ClassInfo, FunctionInfo, RecordType, record_of
 from .models import Model
-from .module_parameters import adds_members_by_name
+from .module_parameters import may_have_unnamed_members
 from .syntax import formatted_name
 from .values import (NONE, UNKNOWN, Kind, Value, device_test_of, either_all, held_by_module, join, join_all, keyed,
                      member, sequence, with_key)
@@ -141,9 +141,7 @@ class CallsMixin:
         prefix, suffix = pattern
         names: set[str] = set()
         for each in info.lineage():
-            if each.unnamed_members is None:
-                each.unnamed_members = each.node is None or adds_members_by_name(each)
-            if each.unnamed_members:
+            if may_have_unnamed_members(each):
                 return None
             names.update(each.attributes, each.class_names, each.methods, each.unknown_attributes)
         fitting = [n for n in names if n.startswith(prefix) and n.endswith(suffix) and len(n) > len(prefix + suffix)]

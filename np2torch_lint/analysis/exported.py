@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .definitions import ClassInfo, FunctionInfo, RecordType
-from .module_parameters import adds_members_by_name, holds_no_parameters
+from .module_parameters import holds_no_parameters, may_have_unnamed_members
 from .values import UNKNOWN, Kind, ParameterMove, Value
 
 MAX_DEPTH = 4
@@ -149,9 +149,7 @@ class _Encoder:
         unknown = sorted(name for name, value in attributes.items() if value is None)
         if unknown:  # assigned, but to nothing a summary can say: ``getattr(self, f"x_{i}")`` may be one of them
             self.classes[position]["unknown"] = unknown
-        if self.classes[position]["nn"] and not any(
-                each.unnamed_members is not False if each.node is None else adds_members_by_name(each)
-                for each in info.lineage()):
+        if self.classes[position]["nn"] and not any(may_have_unnamed_members(each) for each in info.lineage()):
             # every member is named in ``attrs`` or ``unknown`` (a network's: ``getattr(self, f"encoder_{i}")``
             # picks among them; other classes are not walked for this)
             self.classes[position]["named"] = True

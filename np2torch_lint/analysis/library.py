@@ -24,7 +24,8 @@ from .numpy_semantics import (
     to_real_part,
 )
 from .torch_semantics import device_on_accelerator
-from .values import NONE, OTHER, UNKNOWN, Kind, Value, bool_literal, device_test_of, either_all, join_all
+from .values import (NONE, OTHER, UNKNOWN, Kind, Value, bool_literal, device_test_of, either_all, join_all,
+                     parts_of)
 
 _NUMBER_FAMILY = {"bool": "bool", "float16": "float", "float32": "float", "float64": "float", "complex64": "complex",
                   "complex128": "complex"}
@@ -250,9 +251,8 @@ class LibraryMixin:
             others = args.tensors()
             if others:
                 combined = self._tensor_arithmetic(tensor, *others)
-                result = combined.but(loop_item=tensor.loop_item, transfer=tensor.transfer,
-                                      transfer_needs_stack=tensor.transfer_needs_stack,
-                                      transfer_per_step=tensor.transfer_per_step, parameter=tensor.parameter,
+                # (``_tensor_arithmetic`` keeps its first tensor's transfer: this one's)
+                result = combined.but(loop_item=tensor.loop_item, parameter=tensor.parameter,
                                       moves_parameter=tensor.moves_parameter)
             elif tensor.requires_grad:
                 result = tensor.but(requires_grad=self._result_requires_grad([tensor]))
@@ -413,9 +413,8 @@ def _tensors_held(sequence: Value) -> list[Value]:
     """The tensors a list or tuple holds, as far as known: its items, or what iterating over it gives, and those of
     the lists and tuples it holds (NumPy converts a nested list's rows item by item: ``np.array(rows)`` of
     ``rows.append([x0, y0, score])``)."""
-    parts = sequence.items if sequence.items is not None else () if sequence.element is None else (sequence.element,)
     held = []
-    for part in parts:
+    for part in parts_of(sequence):
         if part.kind is Kind.TENSOR:
             held.append(part)
         elif part.kind is Kind.SEQUENCE:

@@ -61,9 +61,17 @@ def _holds_no_parameter(value: Value) -> bool:
 _NAMING_REGISTRATIONS = _REGISTERING_NAMES - {"__dict__", "load_state_dict", "apply"} | {"register_buffer"}
 
 
-def adds_members_by_name(info: ClassInfo) -> bool:
+def _adds_members_by_name(info: ClassInfo) -> bool:
     """Whether the class body (of this file) names anything that adds a member under a name built at run time."""
     return bool(_registrations(info) & _NAMING_REGISTRATIONS)
+
+
+def may_have_unnamed_members(info: ClassInfo) -> bool:
+    """Whether ``info`` may hold members its attributes do not name: another module's class unless its summary says
+    every member is named; a class of this file whose body adds members by name."""
+    if info.unnamed_members is None:
+        info.unnamed_members = info.node is None or _adds_members_by_name(info)
+    return info.unnamed_members
 
 
 def _registrations(info: ClassInfo) -> frozenset[str]:

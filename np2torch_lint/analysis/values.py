@@ -186,6 +186,11 @@ def sequence(items: tuple[Value, ...], element: Value | None = None, keys: tuple
     return Value(kind, items=items, element=element, keys=keys)
 
 
+def parts_of(value: Value) -> tuple[Value, ...]:
+    """What a value holds, as far as known: its items, or (known only by what iterating gives) its element."""
+    return value.items if value.items is not None else () if value.element is None else (value.element,)
+
+
 def _remembers_more_than(bound: int, values: tuple[Value, ...]) -> bool:
     """Whether these values hold more than ``bound`` values through their items (or, for a sequence known only by
     what iterating gives, its element), walked no further than the bound."""
@@ -193,7 +198,7 @@ def _remembers_more_than(bound: int, values: tuple[Value, ...]) -> bool:
     count = len(stack)
     while stack and count <= bound:
         value = stack.pop()
-        parts = value.items if value.items is not None else () if value.element is None else (value.element,)
+        parts = parts_of(value)
         count += len(parts)
         stack.extend(parts)
     return count > bound
