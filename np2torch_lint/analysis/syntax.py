@@ -125,9 +125,9 @@ def formatted_name(node: cst.BaseExpression) -> tuple[str, str] | None:
 
 
 def parameters_frozen_by(loop: cst.For) -> cst.BaseExpression | None:
-    """``model`` in ``for p in model.parameters(): p.requires_grad = False``, which is ``model.requires_grad_(False)``
-    written out: the body sets it on every parameter, unconditionally. (Plain checks, not matchers: this runs for
-    every ``for`` loop.)"""
+    """``model`` in ``for p in model.parameters(): p.requires_grad = False`` (or ``p.requires_grad_(False)``), which
+    is ``model.requires_grad_(False)`` written out: the body sets it on every parameter, unconditionally. (Plain
+    checks, not matchers: this runs for every ``for`` loop.)"""
     call = loop.iter
     if not (isinstance(loop.target, cst.Name) and isinstance(call, cst.Call) and not call.args
             and isinstance(call.func, cst.Attribute) and call.func.attr.value == "parameters"):
@@ -140,9 +140,16 @@ def parameters_frozen_by(loop: cst.For) -> cst.BaseExpression | None:
     for statement in statements:
         if (isinstance(statement, cst.Assign) and len(statement.targets) == 1
                 and isinstance(statement.value, cst.Name) and statement.value.value == "False"):
-            target = statement.targets[0].target
+            target = statement.targets[0].target  # ``p.requires_grad = False``
             if (isinstance(target, cst.Attribute) and target.attr.value == "requires_grad"
                     and isinstance(target.value, cst.Name) and target.value.value == loop.target.value):
+                return call.func.value
+        elif isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call):
+            freeze = statement.value  # ``p.requires_grad_(False)``
+            if (isinstance(freeze.func, cst.Attribute) and freeze.func.attr.value == "requires_grad_"
+                    and isinstance(freeze.func.value, cst.Name) and freeze.func.value.value == loop.target.value
+                    and len(freeze.args) == 1 and isinstance(freeze.args[0].value, cst.Name)
+                    and freeze.args[0].value.value == "False"):
                 return call.func.value
     return None
 
