@@ -139,13 +139,23 @@ def numpy_source_dtype(source: Value, depth: int = 0) -> str | None:
     parts = source.items if source.items else ((source.element,) if source.element is not None else ())
     dtype: str | None = None
     for item in parts:
-        if item.kind is Kind.NUMBER:
+        if _python_numbers(item, depth + 1):
             continue
         found = numpy_source_dtype(item, depth + 1)
         if found is None:
             return None
         dtype = found if dtype is None else promote_numpy(dtype, found)
     return dtype
+
+
+def _python_numbers(value: Value, depth: int) -> bool:
+    """A Python number, or a list of them (``[1, 1, 1]`` beside ``[0, 1 / phi, phi]``): weak in the promotion."""
+    if value.kind is Kind.NUMBER:
+        return True
+    if value.kind is not Kind.SEQUENCE or depth > 3:
+        return False
+    parts = value.items if value.items else ((value.element,) if value.element is not None else ())
+    return bool(parts) and all(_python_numbers(item, depth + 1) for item in parts)
 
 
 def float64_by_default(source: Value, depth: int = 0) -> bool:

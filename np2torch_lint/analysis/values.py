@@ -224,6 +224,10 @@ def join(a: Value, b: Value) -> Value:
     if a.choices is not None or b.choices is not None or _made_differently(a, b):
         return _one_of(a, b)
     if a.kind is not b.kind:
+        if {a.kind, b.kind} == {Kind.NUMBER, Kind.NUMPY_VALUE}:
+            # ``0.0`` on one path, ``np.sqrt(5)`` on the other (or both in one list, ``[1, 1 / phi, phi]``): Python
+            # numbers are weak in NumPy's and torch's promotion, so what converts it is what the NumPy scalar says
+            return a if a.kind is Kind.NUMPY_VALUE else b
         if Kind.UNKNOWN in (a.kind, b.kind) and Kind.TENSOR in (a.kind, b.kind):
             return _maybe_tensor(a if a.kind is Kind.TENSOR else b)
         if Kind.UNKNOWN in (a.kind, b.kind) and Kind.NN_MODULE in (a.kind, b.kind):
