@@ -120,9 +120,12 @@ def analyse_on_this_thread(text: str, filename: str, codes: Collection[str] | No
 
 def _may_have_findings(text: str, codes: Collection[str] | None, context: LintContext | None,
                        filename: str | None = None) -> bool:
-    in_project = (context is not None and context.project is not None
-                  and (filename is None or context.project.contains(filename)))
-    return could_have_findings(text, in_project) and not skips_file(text) and (codes is None or bool(codes))
+    project = context.project if context is not None else None
+    if project is not None and filename is not None and project.contains(filename):
+        may_have = project.may_have_findings(filename, text)
+    else:
+        may_have = could_have_findings(text, project=project is not None and filename is None)
+    return may_have and not skips_file(text) and (codes is None or bool(codes))
 
 
 def lint_text(text: str, filename: str, codes: Collection[str] | None = None,

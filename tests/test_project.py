@@ -251,7 +251,8 @@ def test_a_function_is_read_with_what_callers_in_other_modules_pass_and_its_find
     diagnostics, errors = lint_paths([str(CALLERS)], load_settings(CALLERS / "pyproject.toml"))
     assert errors == []
     found = _findings_by_file(diagnostics)
-    for name in ("evaluation.py", "train.py", "utils.py", "memory.py", "exporter.py", "tensors.py", "toolbox.py"):
+    for name in ("evaluation.py", "train.py", "utils.py", "memory.py", "exporter.py", "tensors.py", "toolbox.py",
+                 "fit.py", "run.py"):
         assert found.get(name, Counter()) == expected_findings(CALLERS / name), name
     through = [d.message for d in diagnostics if d.filename.endswith("evaluation.py")]
     assert all("(through the call of " in message and "at train.py:" in message for message in through), through
@@ -310,3 +311,11 @@ pd = None
                         "Rows": "pkg.data.Batch"}  # not cp, Tensor (indented) nor pd (assigned again)
     assert starred == ["pkg.sub.utils"]
     assert top_level_imports("__all__ = ['f']\nimport numpy as np\n", "pkg", True) == ({}, [])
+
+
+def test_a_file_that_imports_the_projects_modules_is_read_though_it_names_neither_torch_nor_numpy():
+    project = Project.at(CALLERS)
+    entry = CALLERS / "run.py"
+    assert project.may_have_findings(entry, entry.read_text(encoding="utf-8"))
+    assert not project.may_have_findings(entry, "import os\nprint(os.getcwd())\n")
+    assert not project.may_have_findings(entry, "from run import main\n")  # itself, not another module

@@ -228,7 +228,8 @@ def join(a: Value, b: Value) -> Value:
             # ``0.0`` on one path, ``np.sqrt(5)`` on the other (or both in one list, ``[1, 1 / phi, phi]``): Python
             # numbers are weak in NumPy's and torch's promotion, so what converts it is what the NumPy scalar says
             return a if a.kind is Kind.NUMPY_VALUE else b
-        if Kind.UNKNOWN in (a.kind, b.kind) and Kind.TENSOR in (a.kind, b.kind):
+        if Kind.TENSOR in (a.kind, b.kind) and (Kind.UNKNOWN in (a.kind, b.kind) or Kind.NUMBER in (a.kind, b.kind)):
+            # (a number on one path: ``loss_melody = 0`` while the melody is not trained yet, a loss tensor after)
             return _maybe_tensor(a if a.kind is Kind.TENSOR else b)
         if Kind.UNKNOWN in (a.kind, b.kind) and Kind.NN_MODULE in (a.kind, b.kind):
             return _maybe_module(a if a.kind is Kind.NN_MODULE else b)
@@ -392,8 +393,8 @@ _MAX_CHOICES = 4
 
 
 def _maybe_tensor(tensor: Value) -> Value:
-    """An unknown value on one path and a tensor on the other (``if cuda: batch = batch.cuda()``): where the
-    program uses it as a tensor, what may be true of the tensor path may be true; nothing else is known. Its
+    """An unknown value (or a number) on one path and a tensor on the other (``if cuda: batch = batch.cuda()``):
+    where the program uses it as a tensor, what may be true of the tensor path may be true; nothing else is known. Its
     float64 conversions stay, so that a dtype chosen on the join (``if u is None: u = tensor(a)`` then
     ``u.float()``) decides for them."""
     return Value(Kind.TENSOR, requires_grad=True if tensor.requires_grad else None,

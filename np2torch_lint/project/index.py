@@ -212,6 +212,21 @@ class Project:
                     targets.append(target)
                     pending.append(target)
 
+    def may_have_findings(self, path: str | Path, text: str) -> bool:
+        """Whether a file of the project needs reading: it mentions what a tensor needs (``could_have_findings``),
+        or it imports another module of the project, whose functions its calls may pass what the analysis knows (an
+        entry script that only builds the project's network and hands it to the project's ``train`` says neither
+        "torch" nor "numpy")."""
+        from ..parsing import could_have_findings
+
+        if could_have_findings(text, project=True):
+            return True
+        resolved = self.resolved(path)
+        found = self.files.module_of(resolved)
+        name, is_package = found if found else (None, False)
+        return any(self.files.path_of(module, resolved.parent) not in (None, resolved)
+                   for module in imported_modules(text, name, is_package))
+
     def levels(self, paths: list[Path]) -> list[list[int]]:
         """The positions of ``paths`` in levels: a file comes after the files among them that it imports (files of
         one import cycle share a level), so that linting level by level finds every summary already made."""
@@ -348,13 +363,13 @@ class Project:
     def _parsed(self, path: Path, text: str) -> libcst.Module:
         """A module parsed before its turn (for an importer, or for the project facts); a file this run will lint
         keeps its tree for then."""
-        from ..parsing import could_have_findings, parse
+        from ..parsing import parse
 
         kept = self._trees.get(path)
         if kept is not None and kept[0] == text:
             return kept[1]
         tree = parse(text)
-        if path in self.linting and could_have_findings(text, project=True):  # it will be analysed
+        if path in self.linting and self.may_have_findings(path, text):  # it will be analysed
             self._trees[path] = (text, tree)
         return tree
 
