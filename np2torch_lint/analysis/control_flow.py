@@ -406,10 +406,14 @@ class ControlFlowMixin:
         ``_MAX_HELD_LOOPS`` the first read is silent, so the cost grows with nesting depth, not exponentially.
         """
         before = self.scope
-        if not self.silent:
+        # a body read with a call's arguments records that call's facts, silently otherwise
+        recording_call = self.silent and self.call_facts is not None and self.facts is self.call_facts
+        if not self.silent or recording_call:
             held = self.held_loops < _MAX_HELD_LOOPS  # else the first read is silent: its facts go
-            first_facts, saved_facts = self._fresh_facts(), self.facts
-            self.facts, self.silent = first_facts, not held
+            first_facts, saved_facts, saved_silent = self._fresh_facts(), self.facts, self.silent
+            self.facts, self.silent = first_facts, saved_silent or not held
+            if recording_call:
+                self.call_facts = first_facts
             pending = len(self.pending_bodies)
             self.held_loops += held
             first_pass = before.copy()
@@ -417,7 +421,9 @@ class ControlFlowMixin:
             try:
                 body()
             finally:
-                self.facts, self.silent, self.scope = saved_facts, False, before
+                self.facts, self.silent, self.scope = saved_facts, saved_silent, before
+                if recording_call:
+                    self.call_facts = saved_facts
                 self.held_loops -= held
             if held and not reads_before_binding(node, _changed_round_the_back_edge(before, first_pass)):
                 self.facts.absorb(first_facts)

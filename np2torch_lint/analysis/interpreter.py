@@ -63,6 +63,8 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.rest_unreachable = False
         self.module_scope = self.scope
         self.silent = False  # in a summary (or a loop's silent first pass): facts go nowhere
+        #: the facts a body read with a call's arguments records (silent, but they are that call's findings)
+        self.call_facts: Facts | None = None
         #: loops whose first read's facts are held back around the code being read (control_flow._loop)
         self.held_loops = 0
         #: the grad mode a body read where it is defined starts in (unless a decorator sets one)

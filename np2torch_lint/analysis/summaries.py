@@ -37,7 +37,7 @@ class SummariesMixin:
         arguments."""
         saved = (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
                  self.yields, self.function_node, self.function_info, self.generic_read, self.current_module,
-                 self.construction)
+                 self.construction, self.call_facts)
         self.scope, self.grad_enabled, self.loops, self.copy_tests = scope, grad_enabled, [], 0
         self.current_module = info.module
         self.function_node, syncs_before = info.node, self.syncs_seen
@@ -46,6 +46,7 @@ class SummariesMixin:
         self._begin_own_stores()
         if facts is not None:
             self.facts, self.silent = facts, True
+            self.call_facts = facts
         elif silently and not self.silent:
             self.facts, self.silent = self._fresh_facts(), True
         self.returns, self.yields = [], []
@@ -67,7 +68,7 @@ class SummariesMixin:
         finally:
             (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
              self.yields, self.function_node, self.function_info, self.generic_read, self.current_module,
-             self.construction) = saved
+             self.construction, self.call_facts) = saved
             if self.syncs_seen > syncs_before:
                 self.synchronizing_functions.add(info)
 

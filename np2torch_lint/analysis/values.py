@@ -224,6 +224,13 @@ def join(a: Value, b: Value) -> Value:
     if a.choices is not None or b.choices is not None or _made_differently(a, b):
         return _one_of(a, b)
     if a.kind is not b.kind:
+        for either_item, other in ((a, b), (b, a)):
+            if either_item.unpacked is not None and either_item.kind is Kind.UNKNOWN:
+                # ``state = env.reset()`` (old gym's observation, or gym >= 0.26's ``(observation, info)``) before
+                # the loop and ``state = next_state`` in it: the other path says which the program's name holds
+                same = next((item for item in either_item.unpacked if item.kind is other.kind), None)
+                if same is not None:
+                    return join(same, other)
         if {a.kind, b.kind} == {Kind.NUMBER, Kind.NUMPY_VALUE}:
             # ``0.0`` on one path, ``np.sqrt(5)`` on the other (or both in one list, ``[1, 1 / phi, phi]``): Python
             # numbers are weak in NumPy's and torch's promotion, so what converts it is what the NumPy scalar says
