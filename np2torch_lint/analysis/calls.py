@@ -371,11 +371,20 @@ class CallsMixin:
             awaits_stack = self._note_collected(appended, "append")
             if awaits_stack and appended.transfer_per_step:
                 self._note_kept_for_after_the_loop(appended.transfer, func.value)
-            if isinstance(func.value, cst.Name):
+            holder = func.value
+            key = _literal_key(holder)
+            if isinstance(holder, cst.Name) or key is not None:
                 # an unknown item's transfer stays on the list's element until the list is stacked
                 element = appended.but(loop_item=None, transfer=appended.transfer if awaits_stack else None)
-                self.scope.names[func.value.value] = sequence.but(
+                grown = sequence.but(
                     items=None, element=element if sequence.element is None else join(sequence.element, element))
+                if isinstance(holder, cst.Name):
+                    self.scope.names[holder.value] = grown
+                else:  # ``batch["states"].append(state)``: that key of the dict holds the grown list
+                    name = holder.value.value  # type: ignore[attr-defined]
+                    mapping = self.scope.lookup(name)
+                    if mapping is not None and mapping.kind is Kind.MAPPING:
+                        self.scope.names[name] = with_key(mapping, key, grown)
         if method in ("pop", "popleft", "__next__"):  # ``gen.__next__()`` is ``next(gen)``
             return self._element_of(sequence)
         return NONE if method in ADDING_METHODS else UNKNOWN
@@ -524,3 +533,14 @@ def class_of(value: Value) -> str | None:
     if value.kind is Kind.INSTANCE:
         return value.qualname
     return _CLASS_OF_KIND.get(value.kind)
+
+
+def _literal_key(node: cst.BaseExpression) -> str | None:
+    """``"states"`` in ``batch["states"]`` (a name subscripted with one plain string literal), or None."""
+    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1):
+        return None
+    index = node.slice[0].slice
+    if not isinstance(index, cst.Index) or not isinstance(index.value, cst.SimpleString):
+        return None
+    text = index.value
+    return text.raw_value if not text.prefix and "\\" not in text.raw_value else None
