@@ -406,8 +406,10 @@ class ControlFlowMixin:
         ``_MAX_HELD_LOOPS`` the first read is silent, so the cost grows with nesting depth, not exponentially.
         """
         before = self.scope
-        # a body read with a call's arguments records that call's facts, silently otherwise
-        recording_call = self.silent and self.call_facts is not None and self.facts is self.call_facts
+        # a body read with a call's arguments records that call's facts, silently otherwise; only the outermost
+        # such read takes its loops round twice (calls nested in it would multiply the cost)
+        recording_call = (self.silent and self.call_facts is not None and self.facts is self.call_facts
+                          and len(self.summaries_running) <= 1)
         if not self.silent or recording_call:
             held = self.held_loops < _MAX_HELD_LOOPS  # else the first read is silent: its facts go
             first_facts, saved_facts, saved_silent = self._fresh_facts(), self.facts, self.silent
