@@ -9,6 +9,7 @@ import libcst as cst
 from . import known_apis as api
 from .arguments import STARRED, Args
 from .containers import ADDING_METHODS
+from .control_flow import ControlFlowMixin
 from .definitions import BoundCall, ClassInfo, FunctionInfo, RecordType, record_of
 from .models import Model
 from .module_parameters import may_have_unnamed_members
@@ -540,7 +541,4 @@ def _literal_key(node: cst.BaseExpression) -> str | None:
     if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1):
         return None
     index = node.slice[0].slice
-    if not isinstance(index, cst.Index) or not isinstance(index.value, cst.SimpleString):
-        return None
-    text = index.value
-    return text.raw_value if not text.prefix and "\\" not in text.raw_value else None
+    return ControlFlowMixin._literal_string(index.value) if isinstance(index, cst.Index) else None

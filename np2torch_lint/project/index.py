@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ..files import SourceError, read_source
 from .cache import Cache, digest, digest_of
@@ -204,13 +204,18 @@ class Project:
             read = self.text_of(path)
             if read is None:
                 continue
-            found = self.files.module_of(path)
-            name, is_package = found if found else (None, False)
-            for module in dict.fromkeys(imported_modules(read[0], name, is_package)):
-                target = self.files.path_of(module, path.parent)
-                if target is not None and target != path:
-                    targets.append(target)
-                    pending.append(target)
+            for target in self._imported_project_modules(path, read[0]):
+                targets.append(target)
+                pending.append(target)
+
+    def _imported_project_modules(self, path: Path, text: str) -> Iterator[Path]:
+        """The other modules of the project that ``text`` (the file at ``path``) imports, each once."""
+        found = self.files.module_of(path)
+        name, is_package = found if found else (None, False)
+        for module in dict.fromkeys(imported_modules(text, name, is_package)):
+            target = self.files.path_of(module, path.parent)
+            if target is not None and target != path:
+                yield target
 
     def may_have_findings(self, path: str | Path, text: str) -> bool:
         """Whether a file of the project needs reading: it mentions what a tensor needs (``could_have_findings``),
@@ -221,11 +226,7 @@ class Project:
 
         if could_have_findings(text, project=True):
             return True
-        resolved = self.resolved(path)
-        found = self.files.module_of(resolved)
-        name, is_package = found if found else (None, False)
-        return any(self.files.path_of(module, resolved.parent) not in (None, resolved)
-                   for module in imported_modules(text, name, is_package))
+        return next(self._imported_project_modules(self.resolved(path), text), None) is not None
 
     def levels(self, paths: list[Path]) -> list[list[int]]:
         """The positions of ``paths`` in levels: a file comes after the files among them that it imports (files of
