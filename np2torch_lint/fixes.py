@@ -160,9 +160,10 @@ def _called_name(node: cst.Call) -> str | None:
 
 
 def prepare_for_numpy(node: cst.CSTNode, edit: Edit, method: str,
-                      arguments: tuple[tuple[int, int | None], ...] = ()) -> cst.CSTNode:
+                      arguments: tuple[tuple[int | str, int | None], ...] = ()) -> cst.CSTNode:
     """``t.numpy()`` -> ``t.<method>().numpy()`` (inline) or ``to_numpy(t)`` (helpers); a NumPy function's tensor
-    arguments at ``arguments`` ((argument, item) positions, item None for the argument itself) likewise get
+    arguments at ``arguments`` ((argument, item) positions: a position or a keyword's name, then None for the argument
+    itself or an item of a list or tuple display) likewise get
     ``.<method>()`` or become ``to_numpy(t)``, and ``np.asarray(t)``/``np.array(t)`` become ``to_numpy(t)``."""
     if not isinstance(node, cst.Call):
         return node
@@ -183,11 +184,13 @@ def prepare_for_numpy(node: cst.CSTNode, edit: Edit, method: str,
         return call(edit.helper("to_numpy"), cst.Arg(_without_host_copy(node.args[0].value)), *copy).with_changes(
             lpar=node.lpar, rpar=node.rpar)
     positional = [index for index, arg in enumerate(node.args) if not arg.keyword and not arg.star]
+    by_keyword = {arg.keyword.value: index for index, arg in enumerate(node.args) if arg.keyword}
     args = list(node.args)
     for position, item in arguments:
-        if position >= len(positional):
+        index = by_keyword.get(position) if isinstance(position, str) else (
+            positional[position] if position < len(positional) else None)
+        if index is None:
             return node  # the call is not the one the analysis read: leave it
-        index = positional[position]
         value = args[index].value
         if item is None:
             value = _ready_for_numpy(value, edit, method)
@@ -203,7 +206,7 @@ def prepare_for_numpy(node: cst.CSTNode, edit: Edit, method: str,
 
 #: how messages spell the modules of the functions that convert tensors with NumPy, by their usual alias
 _USUAL_ALIASES = {"numpy.": "np.", "matplotlib.pyplot.": "plt.", "matplotlib.axes.Axes.": "ax.",
-                  "sklearn.metrics.": "metrics."}
+                  "sklearn.metrics.": "metrics.", "scipy.ndimage.": "ndimage."}
 
 
 def numpy_function(qualname: str) -> str:

@@ -374,18 +374,18 @@ class CallsMixin:
                 self._note_kept_for_after_the_loop(appended.transfer, func.value)
             holder = func.value
             key = _literal_key(holder)
-            if isinstance(holder, cst.Name) or key is not None:
-                # an unknown item's transfer stays on the list's element until the list is stacked
-                element = appended.but(loop_item=None, transfer=appended.transfer if awaits_stack else None)
-                grown = sequence.but(
-                    items=None, element=element if sequence.element is None else join(sequence.element, element))
-                if isinstance(holder, cst.Name):
-                    self.scope.names[holder.value] = grown
-                else:  # ``batch["states"].append(state)``: that key of the dict holds the grown list
-                    name = holder.value.value  # type: ignore[attr-defined]
-                    mapping = self.scope.lookup(name)
-                    if mapping is not None and mapping.kind is Kind.MAPPING:
-                        self.scope.names[name] = with_key(mapping, key, grown)
+            # an unknown item's transfer stays on the list's element until the list is stacked
+            element = appended.but(loop_item=None, transfer=appended.transfer if awaits_stack else None)
+            if isinstance(holder, cst.Name):
+                self.scope.names[holder.value] = _grown(sequence, element)
+            elif _subscripted_name(holder) is not None:
+                name = _subscripted_name(holder)
+                mapping = self.scope.lookup(name)
+                if mapping is not None and mapping.kind is Kind.MAPPING:
+                    # ``batch["states"].append(state)``: that key of the dict holds the grown list; with a key not
+                    # known (``history[phase].append(error)``), any of its lists may be the one that grew
+                    self.scope.names[name] = with_key(mapping, key, _grown(sequence, element)) if (
+                        key is not None) else _each_list_grown(mapping, element)
         if method in ("pop", "popleft", "__next__"):  # ``gen.__next__()`` is ``next(gen)``
             return self._element_of(sequence)
         return NONE if method in ADDING_METHODS else UNKNOWN
@@ -538,7 +538,28 @@ def class_of(value: Value) -> str | None:
 
 def _literal_key(node: cst.BaseExpression) -> str | None:
     """``"states"`` in ``batch["states"]`` (a name subscripted with one plain string literal), or None."""
-    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1):
+    if _subscripted_name(node) is None:
         return None
-    index = node.slice[0].slice
+    index = node.slice[0].slice  # type: ignore[attr-defined]
     return ControlFlowMixin._literal_string(index.value) if isinstance(index, cst.Index) else None
+
+
+def _subscripted_name(node: cst.BaseExpression) -> str | None:
+    """``batch`` in ``batch[key]`` (a name subscripted with one index), or None."""
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1 and (
+            isinstance(node.slice[0].slice, cst.Index)):
+        return node.value.value
+    return None
+
+
+def _grown(sequence: Value, element: Value) -> Value:
+    """A list after ``append(element)``."""
+    return sequence.but(items=None, element=element if sequence.element is None else join(sequence.element, element))
+
+
+def _each_list_grown(mapping: Value, element: Value) -> Value:
+    """A dict each of whose lists may have had ``element`` appended."""
+    def grown(value: Value | None) -> Value | None:
+        return _grown(value, element) if value is not None and value.kind is Kind.SEQUENCE else value
+    items = None if mapping.items is None else tuple(grown(item) for item in mapping.items)
+    return mapping.but(items=items, element=grown(mapping.element))

@@ -337,7 +337,17 @@ class ControlFlowMixin:
         if exact and type_value.qualname in api.NO_TENSOR_IS_EXACTLY:
             return None  # ``type(x) == Variable``: no narrowing (``test_outcome`` decides it for a known tensor)
         narrowed = Value(Kind.TENSOR) if is_tensor_test else self._annotated_type(type_value)
+        if narrowed.kind is Kind.UNKNOWN and not exact:
+            narrowed = self._builtin_container(type_node)
         return None if narrowed.kind is Kind.UNKNOWN else (name, narrowed, current, holds, exact)
+
+    def _builtin_container(self, type_node: cst.BaseExpression) -> Value:
+        """``list``, ``tuple`` or ``(list, tuple)`` in ``isinstance``: a list or tuple; ``dict``: a dict; else
+        unknown (``if isinstance(labels, list): labels = np.array(labels)`` is not run for a tensor)."""
+        types = [element.value for element in type_node.elements] if isinstance(type_node, cst.Tuple) else [type_node]
+        kinds = {_BUILTIN_CONTAINERS.get(f"builtins.{named.value}") if isinstance(named, cst.Name) and (
+                     self.scope.lookup(named.value) is None) else None for named in types}
+        return Value(kinds.pop()) if len(kinds) == 1 and None not in kinds else UNKNOWN
 
     def _exact_legacy_variable_test(self, test: cst.BaseExpression) -> bool | None:
         """``type(x) == Variable`` (``is``, ``!=``, ``is not``) of a value known to be a tensor: false (true when
@@ -771,8 +781,12 @@ def _changed_round_the_back_edge(before: Scope, end: Scope) -> set[str]:
     return changed
 
 
-#: kinds no value has two of: an isinstance test of one on a value known to be another is false
-_EXCLUSIVE_KINDS = frozenset({Kind.TENSOR, Kind.NDARRAY, Kind.NN_MODULE})
+#: the builtin types an ``isinstance`` test may name that make a value a list or tuple, or a dict
+_BUILTIN_CONTAINERS = {"builtins.list": Kind.SEQUENCE, "builtins.tuple": Kind.SEQUENCE, "builtins.dict": Kind.MAPPING}
+
+#: kinds no value has two of: an isinstance test of one on a value known to be another is false (a list or a dict
+#: is never a tensor: ``if isinstance(output, torch.Tensor)`` of the list a detector's NMS returns)
+_EXCLUSIVE_KINDS = frozenset({Kind.TENSOR, Kind.NDARRAY, Kind.NN_MODULE, Kind.SEQUENCE, Kind.MAPPING})
 
 #: loops nested inside one another whose first read is held back (``_loop``); deeper ones read silently first
 _MAX_HELD_LOOPS = 3

@@ -257,6 +257,12 @@ class ExpressionsMixin:
         if left.kind is Kind.SEQUENCE and right.kind is Kind.SEQUENCE and isinstance(operator, cst.Add):
             return Value(Kind.SEQUENCE, element=join(left.element or UNKNOWN, right.element or UNKNOWN)
                          if left.element and right.element else left.element or right.element)
+        if isinstance(operator, cst.Multiply) and Kind.SEQUENCE in (left.kind, right.kind):
+            # ``[torch.zeros(0, 6)] * batch_size``: a list of that item repeated, however many times (a count not
+            # known is one: a list times anything else fails)
+            repeated, count = (left, right) if left.kind is Kind.SEQUENCE else (right, left)
+            if repeated.qualname is None and count.kind in (Kind.NUMBER, Kind.UNKNOWN):
+                return Value(Kind.SEQUENCE, element=self._element_of(repeated))
         if left.kind is Kind.NUMBER and right.kind is Kind.NUMBER:
             # ``n + i`` in a loop over ``i`` is each iteration's own, as ``i`` is (``frames[n + i]``)
             loop_item = left.loop_item if left.loop_item is not None else right.loop_item

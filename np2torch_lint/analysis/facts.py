@@ -42,10 +42,10 @@ class TensorToNumpy:
     tensor: Value
     #: autograd state where the call runs: True, False (no_grad/inference_mode), or None (unknown).
     grad_enabled: bool | None
-    #: for a NumPy function: where the converted tensors are written, as (argument, item) positions (item None: the
-    #: argument itself; else that item of a list or tuple display), for a fix to move or detach each; empty when
-    #: one is not written out there (``np.stack(tensors)``)
-    arguments: tuple[tuple[int, int | None], ...] = ()
+    #: for a NumPy function: where the converted tensors are written, as (argument, item) positions (argument: a
+    #: position, or a keyword's name; item None: the argument itself, else that item of a list or tuple display),
+    #: for a fix to move or detach each; empty when one is not written out there (``np.stack(tensors)``)
+    arguments: tuple[tuple[int | str, int | None], ...] = ()
     #: the tensors were found in a list or tuple given to the function, not given themselves
     in_sequence: bool = False
     #: the call through which it holds, when only a body read with a caller's arguments found it

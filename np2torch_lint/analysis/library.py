@@ -37,6 +37,15 @@ class LibraryMixin:
     def _apply_model(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                      receiver: Value | None = None) -> Value:
         kind = model.kind
+        if receiver is None and kind in ("same", "tensor") and qualname.startswith("torch.") and args.positional and (
+                _placed_on_accelerator(args.positional[0])) and not ("converts" in model.params or (
+                "created" in model.flags)):
+            # ``torch.max(net(x.cuda()), 1)`` of what an unknown network gave: torch's operations take only tensors,
+            # so it is one, where its inputs were (as ``.detach()`` on it says, ``CallsMixin._placed_like_inputs``)
+            first = args.positional[0]
+            args = Args([Value(Kind.TENSOR, on_accelerator=True, device_test=first.device_test,
+                               loop_item=first.loop_item), *args.positional[1:]],
+                        args.keywords, args.positional_nodes, args.keyword_nodes)
         if node is not None and ("converts-tensors" in model.flags or "dispatches-to-tensor" in model.flags):
             self._tensors_numpy_converts(node, qualname, args, "converts-tensors" in model.flags)
         if kind == "ndarray" or kind == "numpy-value":
@@ -188,9 +197,14 @@ class LibraryMixin:
         tensors given (unless ``given_ones_too`` is false: the function hands a tensor to its own method) and those
         in a list or tuple given. One fact for them all, with where each is written for the fixes."""
         tensors: list[Value] = []
-        arguments: list[tuple[int, int | None]] = []
+        arguments: list[tuple[int | str, int | None]] = []
         in_sequence = False
-        for position, value in enumerate(args.positional):
+        nodes = args.positional_nodes
+        given = [*((position, value, nodes[position] if position < len(nodes) else None)
+                   for position, value in enumerate(args.positional)),
+                 *((name, value, args.keyword_nodes.get(name)) for name, value in args.keywords.items()
+                   if not name.startswith("*"))]  # ``accuracy_score(y_true=labels, y_pred=predictions)`` too
+        for position, value, written in given:
             if value.kind is Kind.TENSOR:
                 if given_ones_too:
                     tensors.append(value)
@@ -200,8 +214,7 @@ class LibraryMixin:
                 if held:
                     tensors.extend(held)
                     in_sequence = True
-                    arguments.extend((position, item) for item in _tensor_items(args.positional_nodes[position],
-                                                                                value))
+                    arguments.extend((position, item) for item in _tensor_items(written, value))
         if tensors:
             tensor = tensors[0] if len(tensors) == 1 else join_all(tensors) or tensors[0]
             self.facts.tensor_to_numpy.append(TensorToNumpy(node, qualname, tensor, self.grad_enabled,
@@ -422,7 +435,12 @@ def _tensors_held(sequence: Value) -> list[Value]:
     return held
 
 
-def _tensor_items(expression: cst.BaseExpression, sequence: Value) -> list[int | None]:
+def _placed_on_accelerator(value: Value) -> bool:
+    """An unknown value made from tensors that may be on an accelerator (``_placed_like_inputs``)."""
+    return value.kind is Kind.UNKNOWN and value.choices is None and bool(value.on_accelerator)
+
+
+def _tensor_items(expression: cst.BaseExpression | None, sequence: Value) -> list[int | None]:
     """The items of a list or tuple display that hold tensors (none when it is not a display written out item by
     item, or when its items and the values known of them do not line up)."""
     if not isinstance(expression, (cst.List, cst.Tuple)) or sequence.items is None:

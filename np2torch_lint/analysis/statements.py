@@ -108,10 +108,16 @@ class StatementsMixin:
                     keys=None, items=None, element=value if base.element is None else join(base.element, value))
             elif base.kind is Kind.SEQUENCE or base.kind is Kind.UNKNOWN:
                 self._note_collected(value, "item assignment")
+                sliced = any(isinstance(element.slice, cst.Slice) for element in target.slice)
+                written = self._element_of(value) if sliced else value
                 holder = self._holder_of(target.value, base)
                 if holder is not None:
-                    sliced = any(isinstance(element.slice, cst.Slice) for element in target.slice)
-                    self._container_added(holder, self._element_of(value) if sliced else value)
+                    self._container_added(holder, written)
+                elif base.kind is Kind.SEQUENCE and base.qualname is None and isinstance(target.value, cst.Name):
+                    # ``output[xi] = x[i]``: any item of the list may now be what was written
+                    self.scope.names[target.value.value] = base.but(
+                        items=None if base.items is None else tuple(join(item, written) for item in base.items),
+                        element=None if base.element is None else join(base.element, written))
             elif base.kind is Kind.TENSOR or base.is_numpy:
                 # ``out[:, 1:] = torch.from_numpy(a)`` copies into ``out``: the destination's dtype wins
                 self.facts.dtype_decided.update(value.float64_origins)

@@ -211,9 +211,10 @@ class SummariesMixin:
                                     facts=found)
         finally:
             self.summaries_running.discard(key)
-        if (result.kind is Kind.UNKNOWN and result.choices is None) or (
-                result.kind is Kind.NONE and info.returns.kind is not Kind.UNKNOWN):
-            result = info.returns  # a stub (``...``) or a body the analysis cannot follow: trust the annotation
+        if result.kind is Kind.UNKNOWN and result.choices is None:
+            result = _unknown_as(result, info.returns)  # a stub (``...``) or a body the analysis cannot follow
+        elif result.kind is Kind.NONE and info.returns.kind is not Kind.UNKNOWN:
+            result = info.returns  # a stub: trust the annotation
         self.summaries[key] = result, found
         return result, found
 
@@ -354,13 +355,22 @@ def _class_defaults(info: ClassInfo) -> dict[str, Value]:
 
 def _as_argument(value: Value, annotated: Value | None) -> Value:
     """What the callee sees: the caller's value, without the caller's loop bookkeeping; an unknown argument is
-    what the parameter's annotation says."""
+    what the parameter's annotation says (one made from tensors that may be on an accelerator stays so:
+    ``format_output(net(batch.cuda()))``)."""
     if value.kind is Kind.UNKNOWN and value.choices is None:
-        return annotated or UNKNOWN
+        value = _unknown_as(value, annotated or UNKNOWN)
     if value.loop_item is not None or value.transfer is not None or value.parameter is not None or (
             value.moves_parameter is not None):
         return value.but(loop_item=None, transfer=None, parameter=None, moves_parameter=None)
     return value
+
+
+def _unknown_as(value: Value, annotated: Value) -> Value:
+    """An unknown value where an annotation says what it is: the annotation, unless the value was made from tensors
+    that may be on an accelerator (``_placed_like_inputs``), which stays so (a tensor there, if annotated one)."""
+    if not value.on_accelerator:
+        return annotated
+    return annotated.but(on_accelerator=True, device_test=value.device_test) if annotated.kind is Kind.TENSOR else value
 
 
 def _instance(info: ClassInfo) -> Value:

@@ -43,5 +43,6 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
             yield Finding(CODE, conversion.node, message, fix, conversion.through)
 
 
-def _detach(node: cst.CSTNode, edit: Edit, arguments: tuple[tuple[int, int | None], ...] = ()) -> cst.CSTNode:
+def _detach(node: cst.CSTNode, edit: Edit,
+            arguments: tuple[tuple[int | str, int | None], ...] = ()) -> cst.CSTNode:
     return prepare_for_numpy(node, edit, "detach", arguments)

@@ -42,5 +42,6 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
             yield Finding(CODE, conversion.node, message, fix, conversion.through)
 
 
-def _move_to_cpu(node: cst.CSTNode, edit: Edit, arguments: tuple[tuple[int, int | None], ...] = ()) -> cst.CSTNode:
+def _move_to_cpu(node: cst.CSTNode, edit: Edit,
+                 arguments: tuple[tuple[int | str, int | None], ...] = ()) -> cst.CSTNode:
     return prepare_for_numpy(node, edit, "cpu", arguments)
