@@ -206,7 +206,8 @@ def prepare_for_numpy(node: cst.CSTNode, edit: Edit, method: str,
 
 #: how messages spell the modules of the functions that convert tensors with NumPy, by their usual alias
 _USUAL_ALIASES = {"numpy.": "np.", "matplotlib.pyplot.": "plt.", "matplotlib.axes.Axes.": "ax.",
-                  "sklearn.metrics.": "metrics.", "scipy.ndimage.": "ndimage."}
+                  "sklearn.metrics.": "metrics.", "scipy.ndimage.": "ndimage.",
+                  "scipy.misc.": "misc."}
 
 
 def numpy_function(qualname: str) -> str:

@@ -380,12 +380,14 @@ class CallsMixin:
                 self.scope.names[holder.value] = _grown(sequence, element)
             elif _subscripted_name(holder) is not None:
                 name = _subscripted_name(holder)
-                mapping = self.scope.lookup(name)
-                if mapping is not None and mapping.kind is Kind.MAPPING:
-                    # ``batch["states"].append(state)``: that key of the dict holds the grown list; with a key not
-                    # known (``history[phase].append(error)``), any of its lists may be the one that grew
-                    self.scope.names[name] = with_key(mapping, key, _grown(sequence, element)) if (
-                        key is not None) else _each_list_grown(mapping, element)
+                container = self.scope.lookup(name)
+                if container is not None and container.kind is Kind.MAPPING and key is not None:
+                    # ``batch["states"].append(state)``: that key of the dict holds the grown list
+                    self.scope.names[name] = with_key(container, key, _grown(sequence, element))
+                elif container is not None and container.kind in (Kind.MAPPING, Kind.SEQUENCE) and (
+                        container.qualname is None):
+                    # ``history[phase].append(error)``, ``weight[i].append(w)``: any of its lists may be the one
+                    self.scope.names[name] = _each_list_grown(container, element)
         if method in ("pop", "popleft", "__next__"):  # ``gen.__next__()`` is ``next(gen)``
             return self._element_of(sequence)
         return NONE if method in ADDING_METHODS else UNKNOWN
@@ -557,9 +559,9 @@ def _grown(sequence: Value, element: Value) -> Value:
     return sequence.but(items=None, element=element if sequence.element is None else join(sequence.element, element))
 
 
-def _each_list_grown(mapping: Value, element: Value) -> Value:
-    """A dict each of whose lists may have had ``element`` appended."""
+def _each_list_grown(container: Value, element: Value) -> Value:
+    """A dict or a list each of whose lists may have had ``element`` appended."""
     def grown(value: Value | None) -> Value | None:
         return _grown(value, element) if value is not None and value.kind is Kind.SEQUENCE else value
-    items = None if mapping.items is None else tuple(grown(item) for item in mapping.items)
-    return mapping.but(items=items, element=grown(mapping.element))
+    items = None if container.items is None else tuple(grown(item) for item in container.items)
+    return container.but(items=items, element=grown(container.element))
