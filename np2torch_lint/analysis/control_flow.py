@@ -170,9 +170,8 @@ class ControlFlowMixin:
         accelerator only under it, or only under its opposite, has none of it where that does not hold; where
         ``torch.cuda.is_available()`` is false, no copy from a CUDA device is pending."""
         tested = self.device_test(test)
-        if tested is None or not (self.device_tests_noted or (
-                self._host_copies and tested[0] == api.NO_CUDA_WHERE_FALSE)):
-            return {}, {}  # no value holds anything under a test yet, and no copy can be pending
+        if tested is None or not (self.device_tests_noted or tested[0] == api.NO_CUDA_WHERE_FALSE):
+            return {}, {}  # no value holds anything under a test yet, and it is not the test for CUDA
         key, positive = tested
         holds, opposite = (key, f"not:{key}") if positive else (f"not:{key}", key)
         when_true: dict[str, Value] = {}
@@ -746,8 +745,11 @@ def _has_device_fact(value: Value) -> bool:
 
 def _cleared(value: Value, test: str, no_cuda: bool, depth: int = 0) -> Value:
     """``value`` where ``test`` is false (or, with ``no_cuda``, where there is no CUDA device): what it, or a list
-    or dict of it, had of an accelerator only under that test is gone, as is any pending copy without CUDA."""
-    if value.device_test == test or (no_cuda and value.pending_copy is not None):
+    or dict of it, had of an accelerator only under that test is gone, as is any pending copy without CUDA, and
+    without CUDA no tensor or module is on it (``if torch.cuda.is_available(): x = x.cpu()`` leaves ``x`` as it was
+    only where nothing can be on CUDA)."""
+    if value.device_test == test or (no_cuda and (value.pending_copy is not None or (
+            value.on_accelerator and value.kind not in (Kind.DEVICE, Kind.STRING)))):
         value = _without_device_facts(value)
     if depth > 3 or value.kind not in (Kind.SEQUENCE, Kind.MAPPING):
         return value
