@@ -378,8 +378,7 @@ class CallsMixin:
             element = appended.but(loop_item=None, transfer=appended.transfer if awaits_stack else None)
             if isinstance(holder, cst.Name):
                 self.scope.names[holder.value] = _grown(sequence, element)
-            elif _subscripted_name(holder) is not None:
-                name = _subscripted_name(holder)
+            elif (name := _subscripted_name(holder)) is not None:
                 container = self.scope.lookup(name)
                 if container is not None and container.kind is Kind.MAPPING and key is not None:
                     # ``batch["states"].append(state)``: that key of the dict holds the grown list

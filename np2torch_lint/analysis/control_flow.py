@@ -168,7 +168,7 @@ class ControlFlowMixin:
     def _device_test_narrowing(self, test: cst.BaseExpression) -> tuple[dict[str, Value], dict[str, Value]]:
         """What a device test says where it is true and where it is false: a value that has something of an
         accelerator only under it, or only under its opposite, has none of it where that does not hold; where
-        ``torch.cuda.is_available()`` is false, no copy from a CUDA device is pending."""
+        ``torch.cuda.is_available()`` is false, nothing is on CUDA and no copy from a CUDA device is pending."""
         tested = self.device_test(test)
         if tested is None or not (self.device_tests_noted or tested[0] == api.NO_CUDA_WHERE_FALSE):
             return {}, {}  # no value holds anything under a test yet, and it is not the test for CUDA
