@@ -344,8 +344,8 @@ class ControlFlowMixin:
         """``list``, ``tuple`` or ``(list, tuple)`` in ``isinstance``: a list or tuple; ``dict``: a dict; else
         unknown (``if isinstance(labels, list): labels = np.array(labels)`` is not run for a tensor)."""
         types = [element.value for element in type_node.elements] if isinstance(type_node, cst.Tuple) else [type_node]
-        kinds = {_BUILTIN_CONTAINERS.get(f"builtins.{named.value}") if isinstance(named, cst.Name) and (
-                     self.scope.lookup(named.value) is None) else None for named in types}
+        kinds = {_BUILTIN_CONTAINERS.get(self._name(named).qualname or "") if isinstance(named, cst.Name) else None
+                 for named in types}
         return Value(kinds.pop()) if len(kinds) == 1 and None not in kinds else UNKNOWN
 
     def _exact_legacy_variable_test(self, test: cst.BaseExpression) -> bool | None:
