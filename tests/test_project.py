@@ -170,6 +170,18 @@ def test_another_modules_function_called_without_its_defaulted_parameters_gives_
     assert sorted(read_with_defaults) == ["device_of", "placed", "weights"]
 
 
+def test_an_unknown_result_with_the_defaults_holds_for_a_caller_that_leaves_them(tmp_path: Path):
+    # for unknown arguments the body may move ``x`` (``device`` unknown); with the default it does not, and what
+    # it returns is unknown, which is what a call leaving ``device`` out gets
+    (tmp_path / "lib.py").write_text(
+        "import torch\n\n\ndef features(x, device=None):\n    if device is not None:\n"
+        "        x = x.to(device)\n    return torch.relu(x)\n", encoding="utf-8")
+    (tmp_path / "main.py").write_text(
+        "from lib import features\n\n\ndef run(x):\n    print(features(x).numpy())\n"
+        "    print(features(x, 'cuda').numpy())\n", encoding="utf-8")
+    assert sorted((d.line, d.code) for d in lint_in_project(tmp_path, "main.py")) == [(6, "NPT002")]
+
+
 def test_modules_in_an_import_cycle_see_each_other_as_unknown_whichever_is_read_first():
     root = PROJECTS / "cycle"
     first = Project.at(root)

@@ -96,14 +96,16 @@ class _Encoder:
         if returns is not None:
             data["r"] = returns
         if info.node is not None and info.defaults and info.defaults_returns is not None:
-            with_defaults = self.value(info.defaults_returns, depth + 1)
-            if with_defaults is not None and with_defaults != returns:
+            # unknown with the defaults (``{}``, read back as unknown) says more than a known generic result: the
+            # defaults skip what unknown arguments might do (``if device is not None: x = x.to(device)``)
+            with_defaults = self.value(info.defaults_returns, depth + 1) or {}
+            if with_defaults != (returns or {}):
                 params = info.node.params
                 data["rd"] = with_defaults
                 data["p"] = [param.name.value for param in (*params.posonly_params, *params.params)]
                 data["dp"] = sorted(info.defaults)
         elif info.node is None and info.defaults_returns is not None:  # passed on from another module's summary
-            data.update({"rd": self.value(info.defaults_returns, depth + 1), "p": list(info.positional_names),
+            data.update({"rd": self.value(info.defaults_returns, depth + 1) or {}, "p": list(info.positional_names),
                          "dp": sorted(info.defaulted_names)})
         if info.node is None and info.origin is not None:
             # another module's, imported here (``from utils.torch import *``): a caller reads its body where it is
