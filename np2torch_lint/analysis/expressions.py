@@ -9,7 +9,7 @@ from .arguments import Args
 from .control_flow import under_device_test
 from .array_layout import subscript_layout
 from .calls import class_of
-from .definitions import ClassInfo
+from .definitions import ClassInfo, FunctionInfo
 from .numpy_semantics import numpy_arithmetic
 from .syntax import int_literal, is_copy_flag_test
 from .values import (NONE, UNKNOWN, Kind, Value, device_test_of, either_all, join, join_all, keyed, member, ref,
@@ -73,6 +73,10 @@ class ExpressionsMixin:
             tensor = self._module_tensor(owner, attribute)
             if tensor is not None:
                 return tensor
+        if attribute == "device" and owner.kind is Kind.UNKNOWN and _input_of_a_network(owner):
+            # ``torch.zeros(n, device=x.device)`` in a network's ``forward(self, x)``: wherever the caller put its
+            # input, which this read does not know (a call read with a tensor on an accelerator does)
+            return Value(Kind.DEVICE, on_accelerator=None)
         owner_class = class_of(owner)
         model = None if owner_class is None else self.models.attribute(f"{owner_class}.{attribute}")
         return UNKNOWN if model is None else self._attribute_model(owner, model)
@@ -333,3 +337,11 @@ def _set_item(keys: list[str], items: list[Value], key: str, value: Value) -> tu
 
 _NUMBER_OR_UNKNOWN = frozenset({Kind.NUMBER, Kind.UNKNOWN})
 _USUAL_PARAMETERS = frozenset({"weight", "bias"})
+
+
+def _input_of_a_network(value: Value) -> bool:
+    """A parameter of a network's own method (``forward(self, x)``, ``_make_grid(self, x)``), as it came: a tensor
+    its caller placed. (A parameter of another function may be a network or a run's settings: ``solver.device``,
+    ``args.device`` name the device the run chose.)"""
+    function = value.parameter[0] if value.parameter is not None else None
+    return isinstance(function, FunctionInfo) and function.owner is not None and function.owner.is_nn_module
