@@ -118,6 +118,9 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         #: how many syncs were seen, and the functions of the file whose bodies synchronise (host_sync.py)
         self.syncs_seen = 0
         self.synchronizing_functions: set[FunctionInfo] = set()
+        # functions whose body sets the grad mode for good (``torch.set_grad_enabled(False)`` in ``__init__``): the
+        # mode their callers go on in
+        self.grad_mode_left_by: dict[FunctionInfo, bool] = {}
         self._loop_ids = itertools.count(1)
         self._statement_handlers: dict[type, Callable[[cst.CSTNode], None]] = {
             cst.SimpleStatementLine: self._simple_statement_line,

@@ -61,6 +61,8 @@ class SummariesMixin:
                 self._suite(info.node.body)
                 if not ends_abruptly(info.node.body):
                     self.returns.append(NONE)  # falling off the end returns None
+                if self.grad_enabled is not None and self.grad_enabled != grad_enabled:
+                    self.grad_mode_left_by[info] = self.grad_enabled  # set for good, not by a ``with`` block
                 self._read_pending_bodies(pending_start)  # functions defined inside, now that it has run
             if self.yields:
                 return Value(Kind.SEQUENCE, element=join_all(self.yields))
@@ -111,6 +113,9 @@ class SummariesMixin:
             self._absorb_read(found, info.module, CallSite(node, called or info.name, self.current_module))
         if info.opaque or info in self.synchronizing_functions:
             self._synchronize()  # it waits for the device, or may: the caller's copies have landed (host_sync.py)
+        left = self.grad_mode_left_by.get(info)
+        if left is not None:
+            self.grad_enabled = left  # ``torch.set_grad_enabled(False)`` in the body holds after the call
         if node is not None and info.node is not None:
             self._forget_modules_it_may_move(node, info)
         move = result.moves_parameter if info.node is not None else info.moves_argument
