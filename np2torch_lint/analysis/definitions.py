@@ -130,6 +130,9 @@ class ClassInfo:
     class_names: dict[str, Value] = field(default_factory=dict)
     #: whether ``attributes`` were collected (by reading every method silently) since the class was defined.
     attributes_collected: bool = False
+    #: attributes that hold only a parameter of a method as a read with unknown parameters saw it
+    #: (``self.model = model``): what a construction of the file passes replaces it (``_record_attribute``)
+    parameter_attributes: set[str] = field(default_factory=set)
     #: a class of the file derives from it; it derives from a class the analysis does not know (containers.py).
     subclassed: bool = False
     unknown_bases: bool = False
@@ -445,6 +448,7 @@ class DefinitionsMixin:
         if info.node is None:
             return  # a class of another module: its summary holds its attributes
         info.attributes.clear()
+        info.parameter_attributes.clear()
         for method in info.methods.values():
             if keep and method.owner is info:
                 self._keep_read(method)
@@ -557,11 +561,26 @@ class DefinitionsMixin:
             # a class of another module, as its summary says: shared by every file that imports it, so what one
             # file assigns would reach the files analysed after it (and depend on the order); not followed
             return True
+        # ``self.model = model`` in ``__init__`` read with the parameter unknown stands for what the constructions
+        # pass: those of the file replace it, and it adds nothing to what they gave (a class built nowhere here
+        # keeps it unknown)
+        function = value.parameter[0] if value.parameter is not None else None
+        stands_for_callers = self.generic_read and value.kind is Kind.UNKNOWN and value.choices is None and (
+            isinstance(function, FunctionInfo) and function.name == "__init__")
         if value.parameter is not None or value.moves_parameter is not None:
             value = value.but(parameter=None, moves_parameter=None)  # another call's parameter, when read back
         previous = info.attributes.get(attribute)
         if info.assigned is not None and attribute not in info.assigned:
             info.assigned.add(attribute)  # the object's own construction: it replaces what every object may hold
+            previous = None
+        if stands_for_callers:
+            if previous is None:
+                info.parameter_attributes.add(attribute)
+            if previous is None or attribute in info.parameter_attributes:
+                info.attributes[attribute] = value
+            return True
+        if attribute in info.parameter_attributes:
+            info.parameter_attributes.discard(attribute)
             previous = None
         info.attributes[attribute] = value if previous is None else join(previous, value)
         if owner.kind is not Kind.CLASS:

@@ -52,6 +52,10 @@ class _Encoder:
 
     def value(self, value: Value, depth: int = 0) -> dict | None:
         kind = value.kind
+        if kind is Kind.UNKNOWN and value.choices is not None and depth <= MAX_DEPTH:
+            # one of several objects or classes, chosen at run time (``runner_class`` of a factory's tuple)
+            choices = [self.value(choice, depth + 1) for choice in value.choices]
+            return None if None in choices else {"k": kind.value, "ch": choices}
         if depth > MAX_DEPTH or kind is Kind.UNKNOWN or kind is Kind.LOCAL:
             return None
         data: dict[str, object] = {"k": kind.value}
@@ -190,6 +194,8 @@ class _Decoder:
 
     def _value(self, data: dict, name: str | None = None) -> Value:
         kind = _KINDS[data["k"]]
+        if "ch" in data:
+            return Value(kind, choices=tuple(self._value(choice) for choice in data["ch"]))
         definition: object | None = None
         if "fn" in data:
             definition = self.function(data["fn"], (name,) if name else None)

@@ -344,8 +344,8 @@ def _made_differently(a: Value, b: Value) -> bool:
         return False
     if a.kind is not b.kind:
         return a.kind in _STRUCTURED or b.kind in _STRUCTURED
-    return a.kind in (Kind.INSTANCE, Kind.NN_MODULE) and a.definition is not None and b.definition is not None and (
-        a.definition is not b.definition)
+    return a.kind in (Kind.INSTANCE, Kind.NN_MODULE, Kind.CLASS) and a.definition is not None and (
+        b.definition is not None and a.definition is not b.definition)
 
 
 def _one_of(a: Value, b: Value) -> Value:
