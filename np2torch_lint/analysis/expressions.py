@@ -79,6 +79,12 @@ class ExpressionsMixin:
             return Value(Kind.DEVICE, on_accelerator=None)
         owner_class = class_of(owner)
         model = None if owner_class is None else self.models.attribute(f"{owner_class}.{attribute}")
+        if model is None and owner.on_accelerator and owner.kind in (Kind.UNKNOWN, Kind.TENSOR) and (
+                owner.choices is None):
+            # ``enc.data``, ``outputs.logits`` of what an unknown network made from tensors on an accelerator, or
+            # ``data.x`` of ``data = data.to(device)`` (no tensor has ``x``: an object the move took for a tensor,
+            # a graph batch, whose tensors went with it): unknown, but there (``CallsMixin._placed_like_inputs``)
+            return Value(Kind.UNKNOWN, on_accelerator=True, device_test=owner.device_test)
         return UNKNOWN if model is None else self._attribute_model(owner, model)
 
     def _module_tensor(self, module: Value, attribute: str) -> Value | None:
