@@ -11,8 +11,8 @@ from . import known_apis as api
 from .arguments import Args
 from .facts import CollectedTransfer
 from .scope import Scope
-from .syntax import (bool_literal_node, dotted_name, ends_abruptly, is_copy_flag_test, parameters_frozen_by,
-                     pattern_names, reads_before_binding)
+from .syntax import (bool_literal_node, dotted_name, ends_abruptly, int_literal, is_copy_flag_test,
+                     parameters_frozen_by, pattern_names, reads_before_binding)
 from .values import UNKNOWN, Kind, Value, bool_literal, has_a_device_fact, join, join_all
 
 #: what ``_grad_mode_of`` returns for something that does not set autograd's mode
@@ -157,6 +157,11 @@ class ControlFlowMixin:
             if isinstance(left, cst.SimpleString):
                 left, right = right, left
             name = dotted_name(left)
+            if name is not None and isinstance(right, (cst.Integer, cst.UnaryOperation)) and (
+                    int_literal(right) is not None):
+                # ``gpu >= 0``, ``args.gpu_id > -1``: the same comparison, written again, is the same test
+                operator = type(target.operator).__name__
+                return f"compare:{name}:{operator}:{int_literal(right)}", True
             if name is None or not isinstance(right, cst.SimpleString) or "b" in right.prefix.lower():
                 return None
             if isinstance(target.operator, (cst.Equal, cst.Is)):
@@ -568,6 +573,10 @@ class ControlFlowMixin:
             return True  # a handful of different things written out, e.g. ``(inputs, targets)``
         if _holds_one_item(iterable):
             return True  # one item (the one image a caller passed ``preprocess(*image_path)``): one transfer
+        if iterable.parameter is not None and _written_out(iterable):
+            # the same, written out by a caller: ``to_cuda(real, fake)`` to ``def to_cuda(*tensors)``,
+            # ``set_tensor_device([images, lengths, labels], device)``: different things, each moved once
+            return True
         if iterable.kind is Kind.SEQUENCE and iterable.qualname == api.YIELDED_FIELDS:
             return True  # ``yield x, y`` of a batch generator, or a comprehension mapping each of its fields
         if isinstance(iter_node, cst.Call):
@@ -699,6 +708,13 @@ class ControlFlowMixin:
 def _holds_one_item(value: Value) -> bool:
     """Whether ``value`` is a sequence known to hold exactly one item."""
     return value.kind is Kind.SEQUENCE and value.items is not None and len(value.items) == 1 and not value.open_ended
+
+
+def _written_out(value: Value) -> bool:
+    """Whether ``value`` is a list or tuple whose items are each known: a display or the separate arguments of a
+    call (a list that grew in a loop, or one spread into the call with ``*``, has no known items)."""
+    return value.kind is Kind.SEQUENCE and value.items is not None and not value.open_ended and (
+        value.keys is None and value.qualname is None)
 
 
 def _single_item_mapped(node: cst.ListComp | cst.SetComp | cst.GeneratorExp, iterable: Value) -> bool:

@@ -76,7 +76,9 @@ class LibraryMixin:
         if model.kind == "same":
             return self._changed_receiver(model, Args([], {}, []), owner)
         if model.kind == "device" and "keeps-device" in model.flags:
-            return Value(Kind.DEVICE, on_accelerator=owner.on_accelerator)
+            # ``x.device``: where ``x`` is, under the device test that put it there (``if gpu >= 0: x = x.cuda()``)
+            return Value(Kind.DEVICE, on_accelerator=owner.on_accelerator,
+                         device_test=owner.device_test if owner.on_accelerator else None)
         return value_of_model(model)
 
     # -- arrays
