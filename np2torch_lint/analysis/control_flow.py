@@ -12,7 +12,7 @@ from .arguments import Args
 from .facts import CollectedTransfer
 from .scope import Scope
 from .syntax import (bool_literal_node, dotted_name, ends_abruptly, int_literal, is_copy_flag_test,
-                     parameters_frozen_by, pattern_names, reads_before_binding)
+                     parameters_frozen_by, pattern_names, reads_before_binding, runs_over_its_keys)
 from .values import UNKNOWN, Kind, Value, bool_literal, has_a_device_fact, join, join_all
 
 #: what ``_grad_mode_of`` returns for something that does not set autograd's mode
@@ -562,7 +562,14 @@ class ControlFlowMixin:
         return "on" in model.flags
 
     def _new_loop(self, node: cst.CSTNode, iter_node: cst.BaseExpression, iterable: Value) -> Loop:
-        return Loop(next(self._loop_ids), node, self._is_not_a_collection(iter_node, iterable))
+        return Loop(next(self._loop_ids), node, self._is_not_a_collection(iter_node, iterable) or (
+            isinstance(node, cst.For) and self._runs_over_its_keys(node)))
+
+    def _runs_over_its_keys(self, loop: cst.For) -> bool:
+        found = self.loops_over_keys.get(loop)
+        if found is None:
+            found = self.loops_over_keys[loop] = runs_over_its_keys(loop)
+        return found
 
     def _is_not_a_collection(self, iter_node: cst.BaseExpression, iterable: Value) -> bool:
         if iterable.kind in (Kind.DATALOADER, Kind.NN_MODULE, Kind.OTHER, Kind.STRING):

@@ -89,6 +89,8 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.readable_functions: dict[FunctionInfo, FunctionInfo | None] = {}
         #: whether a function body moves a module in place (``summaries._moves_modules``), per ``def``
         self.moving_functions: dict[cst.CSTNode, bool] = {}
+        #: ``for key in batch`` loops whose body indexes ``batch[key]`` (control_flow.py), found once per loop
+        self.loops_over_keys: dict[cst.For, bool] = {}
         self.foreign_scopes: dict[object, Scope] = {}
         self.current_module: object | None = None
         #: some value holds what it has of an accelerator under a device test (control_flow.device_test): only

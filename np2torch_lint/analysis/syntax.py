@@ -289,6 +289,24 @@ def identifiers_in(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def runs_over_its_keys(loop: cst.For) -> bool:
+    """``for key in batch: batch[key] = ...``: a loop whose body indexes what it runs over with its own item runs
+    over a mapping's keys (the fields of one record, ``observation``, ``reward``...), not over many alike items."""
+    if not (isinstance(loop.iter, cst.Name) and isinstance(loop.target, cst.Name)):
+        return False
+    container, key = loop.iter.value, loop.target.value
+    stack: list[cst.CSTNode] = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value == container \
+                and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            index = node.slice[0].slice.value
+            if isinstance(index, cst.Name) and index.value == key:
+                return True
+        _push_children(stack, node)
+    return False
+
+
 def _push_children(stack: list[cst.CSTNode], node: cst.CSTNode) -> None:
     """Push the child nodes of ``node`` (its expression and statement fields only, as ``child_fields`` says)."""
     for field in child_fields(type(node)):
