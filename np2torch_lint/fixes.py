@@ -7,11 +7,15 @@ made from the node as already updated (LibCST's ``updated_node``), never from th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from .fix_style import FixStyle
 from .fix_imports import MODULE_NAMES, RUNTIME_ALIASES, Import, NameUses, Spelling
+
+if TYPE_CHECKING:
+    from .analysis.facts import ConvertedArguments
 
 #: every runtime helper a fix may write: the names looked for in the file before one is written bare
 HELPER_NAMES = ("from_numpy", "stack_to_device", "to_numpy", "to_numpy_async")
@@ -160,7 +164,7 @@ def _called_name(node: cst.Call) -> str | None:
 
 
 def prepare_for_numpy(node: cst.CSTNode, edit: Edit, method: str,
-                      arguments: tuple[tuple[int | str, int | None], ...] = ()) -> cst.CSTNode:
+                      arguments: ConvertedArguments = ()) -> cst.CSTNode:
     """``t.numpy()`` -> ``t.<method>().numpy()`` (inline) or ``to_numpy(t)`` (helpers); a NumPy function's tensor
     arguments at ``arguments`` ((argument, item) positions: a position or a keyword's name, then None for the argument
     itself or an item of a list or tuple display) likewise get

@@ -13,7 +13,7 @@ from .control_flow import ControlFlowMixin
 from .definitions import BoundCall, ClassInfo, FunctionInfo, RecordType, record_of
 from .models import Model
 from .module_parameters import may_have_unnamed_members
-from .syntax import formatted_name
+from .syntax import formatted_name, subscripted_name
 from .values import (NONE, UNKNOWN, Kind, Value, device_test_of, either_all, held_by_module, join, join_all, keyed,
                      member, sequence, with_key)
 
@@ -378,7 +378,7 @@ class CallsMixin:
             element = appended.but(loop_item=None, transfer=appended.transfer if awaits_stack else None)
             if isinstance(holder, cst.Name):
                 self.scope.names[holder.value] = _grown(sequence, element)
-            elif (name := _subscripted_name(holder)) is not None:
+            elif (name := subscripted_name(holder)) is not None:
                 container = self.scope.lookup(name)
                 if container is not None and container.kind is Kind.MAPPING and key is not None:
                     # ``batch["states"].append(state)``: that key of the dict holds the grown list
@@ -539,18 +539,10 @@ def class_of(value: Value) -> str | None:
 
 def _literal_key(node: cst.BaseExpression) -> str | None:
     """``"states"`` in ``batch["states"]`` (a name subscripted with one plain string literal), or None."""
-    if _subscripted_name(node) is None:
+    if subscripted_name(node) is None:
         return None
     index = node.slice[0].slice  # type: ignore[attr-defined]
     return ControlFlowMixin._literal_string(index.value) if isinstance(index, cst.Index) else None
-
-
-def _subscripted_name(node: cst.BaseExpression) -> str | None:
-    """``batch`` in ``batch[key]`` (a name subscripted with one index), or None."""
-    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1 and (
-            isinstance(node.slice[0].slice, cst.Index)):
-        return node.value.value
-    return None
 
 
 def _grown(sequence: Value, element: Value) -> Value:

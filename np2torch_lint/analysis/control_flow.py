@@ -157,11 +157,9 @@ class ControlFlowMixin:
             if isinstance(left, cst.SimpleString):
                 left, right = right, left
             name = dotted_name(left)
-            if name is not None and isinstance(right, (cst.Integer, cst.UnaryOperation)) and (
-                    int_literal(right) is not None):
+            if name is not None and (number := int_literal(right)) is not None:
                 # ``gpu >= 0``, ``args.gpu_id > -1``: the same comparison, written again, is the same test
-                operator = type(target.operator).__name__
-                return f"compare:{name}:{operator}:{int_literal(right)}", True
+                return f"compare:{name}:{type(target.operator).__name__}:{number}", True
             if name is None or not isinstance(right, cst.SimpleString) or "b" in right.prefix.lower():
                 return None
             if isinstance(target.operator, (cst.Equal, cst.Is)):

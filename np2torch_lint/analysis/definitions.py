@@ -97,6 +97,12 @@ class RecordType:
     fields: tuple[str, ...]
 
 
+def parameter_of(value: Value) -> FunctionInfo | None:
+    """The function of the file whose parameter ``value`` is, as it came (``Value.parameter``), or None."""
+    function = value.parameter[0] if value.parameter is not None else None
+    return function if isinstance(function, FunctionInfo) else None
+
+
 @dataclass(frozen=True, eq=False)
 class BoundCall:
     """A function of the file with some of its arguments given already: ``functools.partial(evaluate, model)``, or a
@@ -564,9 +570,9 @@ class DefinitionsMixin:
         # ``self.model = model`` in ``__init__`` read with the parameter unknown stands for what the constructions
         # pass: those of the file replace it, and it adds nothing to what they gave (a class built nowhere here
         # keeps it unknown)
-        function = value.parameter[0] if value.parameter is not None else None
+        function = parameter_of(value)
         stands_for_callers = self.generic_read and value.kind is Kind.UNKNOWN and value.choices is None and (
-            isinstance(function, FunctionInfo) and function.name == "__init__")
+            function is not None and function.name == "__init__")
         if value.parameter is not None or value.moves_parameter is not None:
             value = value.but(parameter=None, moves_parameter=None)  # another call's parameter, when read back
         previous = info.attributes.get(attribute)

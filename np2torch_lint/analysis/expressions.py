@@ -9,7 +9,7 @@ from .arguments import Args
 from .control_flow import under_device_test
 from .array_layout import subscript_layout
 from .calls import class_of
-from .definitions import ClassInfo, FunctionInfo
+from .definitions import ClassInfo, parameter_of
 from .numpy_semantics import numpy_arithmetic
 from .syntax import int_literal, is_copy_flag_test
 from .values import (NONE, UNKNOWN, Kind, Value, device_test_of, either_all, join, join_all, keyed, member, ref,
@@ -349,5 +349,5 @@ def _input_of_a_network(value: Value) -> bool:
     """A parameter of a network's own method (``forward(self, x)``, ``_make_grid(self, x)``), as it came: a tensor
     its caller placed. (A parameter of another function may be a network or a run's settings: ``solver.device``,
     ``args.device`` name the device the run chose.)"""
-    function = value.parameter[0] if value.parameter is not None else None
-    return isinstance(function, FunctionInfo) and function.owner is not None and function.owner.is_nn_module
+    function = parameter_of(value)
+    return function is not None and function.owner is not None and function.owner.is_nn_module

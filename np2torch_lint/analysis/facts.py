@@ -28,6 +28,11 @@ class CallSite:
 WRITTEN_INTO_ARRAY = "setitem"
 
 
+#: where a NumPy function's converted tensors are written: (argument, item) positions (argument: a position, or a
+#: keyword's name; item None: the argument itself, else that item of a list or tuple display)
+ConvertedArguments = tuple[tuple[int | str, int | None], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class TensorToNumpy:
     """``t.numpy()``, or a NumPy function given a tensor (``np.asarray(t)``, ``np.exp(t)``, ``np.sum([t, u])``),
@@ -42,10 +47,9 @@ class TensorToNumpy:
     tensor: Value
     #: autograd state where the call runs: True, False (no_grad/inference_mode), or None (unknown).
     grad_enabled: bool | None
-    #: for a NumPy function: where the converted tensors are written, as (argument, item) positions (argument: a
-    #: position, or a keyword's name; item None: the argument itself, else that item of a list or tuple display),
-    #: for a fix to move or detach each; empty when one is not written out there (``np.stack(tensors)``)
-    arguments: tuple[tuple[int | str, int | None], ...] = ()
+    #: for a NumPy function: where the converted tensors are written, for a fix to move or detach each; empty when
+    #: one is not written out there (``np.stack(tensors)``)
+    arguments: ConvertedArguments = ()
     #: the tensors were found in a list or tuple given to the function, not given themselves
     in_sequence: bool = False
     #: the call through which it holds, when only a body read with a caller's arguments found it

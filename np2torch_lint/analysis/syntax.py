@@ -289,6 +289,14 @@ def identifiers_in(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def subscripted_name(node: cst.BaseExpression) -> str | None:
+    """``batch`` in ``batch[key]`` (a name subscripted with one index), or None."""
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1 and (
+            isinstance(node.slice[0].slice, cst.Index)):
+        return node.value.value
+    return None
+
+
 def runs_over_its_keys(loop: cst.For) -> bool:
     """``for key in batch: batch[key] = ...``: a loop whose body indexes what it runs over with its own item runs
     over a mapping's keys (the fields of one record, ``observation``, ``reward``...), not over many alike items."""
@@ -298,9 +306,8 @@ def runs_over_its_keys(loop: cst.For) -> bool:
     stack: list[cst.CSTNode] = [loop.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value == container \
-                and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            index = node.slice[0].slice.value
+        if subscripted_name(node) == container:
+            index = node.slice[0].slice.value  # type: ignore[attr-defined]
             if isinstance(index, cst.Name) and index.value == key:
                 return True
         _push_children(stack, node)

@@ -16,7 +16,7 @@ import libcst as cst
 from ..diagnostics import Applicability, Finding, Fix
 from ..fixes import Edit, FixStyle, numpy_function, prepare_for_numpy
 from ..analysis import Facts
-from ..analysis.facts import WRITTEN_INTO_ARRAY
+from ..analysis.facts import WRITTEN_INTO_ARRAY, ConvertedArguments
 
 CODE = "NPT002"
 
@@ -42,6 +42,5 @@ def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]
             yield Finding(CODE, conversion.node, message, fix, conversion.through)
 
 
-def _move_to_cpu(node: cst.CSTNode, edit: Edit,
-                 arguments: tuple[tuple[int | str, int | None], ...] = ()) -> cst.CSTNode:
+def _move_to_cpu(node: cst.CSTNode, edit: Edit, arguments: ConvertedArguments = ()) -> cst.CSTNode:
     return prepare_for_numpy(node, edit, "cpu", arguments)
