@@ -357,7 +357,8 @@ class LibraryMixin:
             return kept
         made = Value(Kind.INSTANCE, qualname=model.of, wrapped=_known_object(args, model.param("wraps")))
         if "device-of-args" in model.flags:  # ``Categorical(logits=q.cuda())``: its samples are drawn there
-            tensors = args.tensors()
+            # (a network's output on an accelerator, ``mu, sigma = self.actor(state)``, is as good as a tensor there)
+            tensors = args.tensors() + [v for v in args.all_values() if v.kind is Kind.UNKNOWN and v.on_accelerator]
             on_accelerator = either_all(v.on_accelerator for v in tensors) if tensors else None
             made = made.but(on_accelerator=on_accelerator,
                             device_test=device_test_of(tensors) if on_accelerator else None)
