@@ -90,7 +90,29 @@ class TorchMixin:
         force = "force" in args.keywords and bool_literal(args.keywords["force"]) is not False
         if not force and node is not None:
             self.facts.tensor_to_numpy.append(TensorToNumpy(node, "numpy", tensor, self.grad_enabled))
+        if tensor.float64_origins and node is not None and isinstance(node.func, cst.Attribute):
+            # ``torch.sigmoid(torch.from_numpy(x)).numpy()``: a float64 tensor that goes straight back to NumPy,
+            # through torch's functions of it alone, meets no float32 weights or data on the way
+            self.facts.dtype_decided.update(origin for origin in tensor.float64_origins
+                                            if self._straight_from(node.func.value, origin))
         return Value(Kind.NDARRAY, dtype=tensor.dtype)
+
+    def _straight_from(self, expression: cst.BaseExpression, conversion: cst.Call) -> bool:
+        """Whether ``expression`` computes from ``conversion`` alone: it is that call, or a tensor method without
+        arguments of such an expression (``t.exp()``), or one of torch's functions given only such an expression
+        (``torch.sigmoid(t)``; not a network's ``model(t)``)."""
+        while expression is not conversion:
+            if not isinstance(expression, cst.Call):
+                return False
+            func = expression.func
+            if isinstance(func, cst.Attribute) and not expression.args:
+                expression = func.value
+            elif len(expression.args) == 1 and not expression.args[0].keyword and not expression.args[0].star and (
+                    _is_torch_function(self.eval_quietly(func))):
+                expression = expression.args[0].value
+            else:
+                return False
+        return True
 
     def _model_move(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                     tensor: Value | None) -> Value:
@@ -327,3 +349,9 @@ def _holds_numpy(value: Value, depth: int = 0) -> bool:
     if value.items is not None:
         return any(_holds_numpy(item, depth + 1) for item in value.items)
     return value.element is not None and _holds_numpy(value.element, depth + 1)
+
+
+def _is_torch_function(callee: Value) -> bool:
+    """One of torch's own functions (``torch.sigmoid``), not a class of ``torch.nn`` whose objects hold weights."""
+    return callee.kind is Kind.REF and callee.qualname is not None and callee.qualname.startswith("torch.") and (
+        not callee.qualname.startswith("torch.nn.")) and callee.qualname.count(".") == 1
