@@ -34,9 +34,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from . import known_apis as api
 from .arguments import Args
 from .definitions import ClassInfo, FunctionInfo
-from .values import Kind, Value, join, join_all
+from .values import UNKNOWN, Kind, Value, join, join_all
 
 #: list and deque methods that add: what each adds (``one``: its argument at that position, ``all``: the items of
 #: its first argument).
@@ -87,12 +88,14 @@ class ContainersMixin:
     def _container_view(self, info: ClassInfo, attribute: str, stored: Value) -> Value:
         """``self.buffer``: the stored list as a container, once anything was put into it or it was made empty."""
         container = self.containers.get((info, attribute))
-        if container is None or stored.kind is not Kind.SEQUENCE:
+        if container is None or stored.kind not in (Kind.SEQUENCE, Kind.NN_MODULE):
             return stored
         if self.function_info is not None:
             self.container_readers.add(self.function_info)
-        return Value(Kind.SEQUENCE, element=container.element if self.containers_sealed else None,
-                     holder=(info, attribute))
+        element = container.element if self.containers_sealed else None
+        if stored.kind is Kind.NN_MODULE:  # an ``nn.ModuleList`` filled by ``append``: a module holding them
+            return stored.but(element=element or UNKNOWN, holder=(info, attribute))
+        return Value(Kind.SEQUENCE, element=element, holder=(info, attribute))
 
     def _note_container_assigned(self, info: ClassInfo, attribute: str, value: Value) -> None:
         """``self.x = value``: an empty list or deque becomes a container; an assignment from outside spoils it."""
@@ -102,6 +105,8 @@ class ContainersMixin:
                 self._container(info, attribute).spoiled = True
         elif value.kind is Kind.SEQUENCE and value.items == () and not value.open_ended:
             self._container(info, attribute)
+        elif value.kind is Kind.NN_MODULE and value.qualname in api.MODULE_CONTAINERS and value.element is None:
+            self._container(info, attribute)  # ``self.critics = nn.ModuleList()``, filled by ``append``
 
     def _holder_of(self, receiver_node: cst.BaseExpression, receiver: Value) -> tuple[ClassInfo, str] | None:
         """The container a mutation reaches: the receiver's holder, or ``X.attr`` for X an object of a class of
@@ -178,10 +183,13 @@ class ContainersMixin:
                 or info.unknown_bases):
             return None
         stored = info.attributes.get(attribute)
-        if stored is None or stored.kind is not Kind.SEQUENCE or stored.open_ended or (
+        if stored is not None and stored.kind is Kind.NN_MODULE and stored.element is None:
+            parts = []  # an empty ``nn.ModuleList``: what is appended
+        elif stored is None or stored.kind is not Kind.SEQUENCE or stored.open_ended or (
                 stored.element is None and stored.items is None):
             return None  # not a list, or one whose elements are not known
-        parts = [stored.element] if stored.element is not None else list(stored.items or ())
+        else:
+            parts = [stored.element] if stored.element is not None else list(stored.items or ())
         if container.added is not None:
             parts.append(container.added)
         parts.extend(added for method, added in container.added_by_generic_read.items()

@@ -13,7 +13,7 @@ from .facts import CollectedTransfer
 from .scope import Scope
 from .syntax import (bool_literal_node, dotted_name, ends_abruptly, int_literal, is_copy_flag_test,
                      parameters_frozen_by, pattern_names, reads_before_binding, runs_over_its_keys)
-from .values import UNKNOWN, Kind, Value, bool_literal, has_a_device_fact, join, join_all
+from .values import UNKNOWN, Kind, Value, bool_literal, has_a_device_fact, held_by_module, join, join_all
 
 #: what ``_grad_mode_of`` returns for something that does not set autograd's mode
 NOT_A_GRAD_MODE = object()
@@ -622,6 +622,8 @@ class ControlFlowMixin:
             return iterable.but(kind=Kind.NUMPY_VALUE, loop_item=None, items=None)
         if iterable.kind is Kind.TENSOR:
             return iterable.but(loop_item=None, transfer=None)
+        if iterable.kind is Kind.NN_MODULE and iterable.element is not None:
+            return held_by_module(iterable, iterable.element)  # ``for layer in self.layers`` of an ``nn.ModuleList``
         return UNKNOWN
 
     def _current_loop(self) -> Loop | None:

@@ -12,8 +12,8 @@ from .calls import class_of
 from .definitions import ClassInfo, parameter_of
 from .numpy_semantics import numpy_arithmetic
 from .syntax import int_literal, is_copy_flag_test
-from .values import (NONE, UNKNOWN, Kind, Value, device_test_of, either_all, join, join_all, keyed, member, ref,
-                     sequence)
+from .values import (NONE, UNKNOWN, Kind, Value, device_test_of, either_all, held_by_module, join, join_all, keyed,
+                     member, ref, sequence)
 
 #: longer string literals are not kept: docstrings and messages, never a device, dtype or key
 _LONGEST_USEFUL_STRING = 200
@@ -142,6 +142,8 @@ class ExpressionsMixin:
                 lowest = 0 if base.open_ended else -len(base.items)
                 if position is not None and lowest <= position < len(base.items):
                     result = base.items[position]
+        elif base.kind is Kind.NN_MODULE and base.element is not None:
+            result = held_by_module(base, base.element)  # ``self.critics[i]`` of an ``nn.ModuleList``
         elif base.kind is Kind.UNKNOWN:
             # ``planes[p]`` in a loop over ``p``: unknown, but each item's own (NPT005 follows it)
             return base.but(loop_item=loop_item) if loop_item is not None else base

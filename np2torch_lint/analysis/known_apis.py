@@ -85,6 +85,9 @@ YIELDED_FIELDS = "yield(...)"
 MODULE_METHODS_RETURNING_SELF = frozenset({"eval", "train", "requires_grad_", "to", "cuda", "cpu", "float", "half",
                                            "double", "bfloat16", "share_memory", "xpu", "mps", "type"})
 
+#: the modules that hold other modules as a list or dict (``layers[i]``, ``for layer in layers``, ``append``)
+MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
+
 #: ``nn.Module`` methods that store the tensor they are given as it is: unlike a network's own method
 #: (``G.mapping(z)``), they decide nothing of its dtype
 NN_MODULE_STORING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module",

@@ -406,8 +406,14 @@ class LibraryMixin:
             has_params = True
         device = args.keywords.get("device")
         dtype = self._dtype_argument(args, None) if "dtype" in args.keywords else None
-        return Value(Kind.NN_MODULE, qualname=qualname, has_params=has_params, dtype=dtype,
+        made = Value(Kind.NN_MODULE, qualname=qualname, has_params=has_params, dtype=dtype,
                      on_accelerator=device_on_accelerator(device) if device is not None else False)
+        if "params-of-args" in model.flags and children:
+            # ``nn.ModuleList([a, b])``: ``layers[i]`` and ``for layer in layers`` give one of them (an empty one,
+            # none yet: what is appended, ``containers.py``)
+            known = all(child.kind is Kind.NN_MODULE for child in children)
+            made = made.but(element=(join_all(children) or UNKNOWN) if known else UNKNOWN)
+        return made
 
 
 def _module_children(args: Args) -> list[Value]:

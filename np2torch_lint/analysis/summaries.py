@@ -337,8 +337,8 @@ class SummariesMixin:
         self._class_attributes_known(info)
         value = self._attribute_of(info, attribute)
         if value is not None:
-            if value.kind is Kind.SEQUENCE and owner.kind is not Kind.CLASS:
-                return self._container_view(info, attribute, value)
+            if value.kind in (Kind.SEQUENCE, Kind.NN_MODULE) and owner.kind is not Kind.CLASS:
+                return held_by_module(owner, self._container_view(info, attribute, value))
             return held_by_module(owner, value)
         method = info.method(attribute)
         if method is not None:

@@ -444,7 +444,10 @@ def held_by_module(owner: Value, value: Value) -> Value:
     or buffer moves with it (``model.to(device)``), and is frozen with it (``model.requires_grad_(False)``)."""
     if owner.kind is not Kind.NN_MODULE or value.kind not in (Kind.NN_MODULE, Kind.TENSOR):
         return value
-    if value.on_accelerator is False and owner.on_accelerator is not False:
+    if value.kind is Kind.NN_MODULE and owner.on_accelerator and not value.on_accelerator:
+        # ``model.cuda()`` moved every submodule: ``self.deconv1(x)`` in its ``forward`` computes there
+        value = value.but(on_accelerator=True, device_test=owner.device_test)
+    elif value.on_accelerator is False and owner.on_accelerator is not False:
         value = value.but(on_accelerator=None)  # the module may have been moved anywhere
     if owner.has_params is False and value.kind is Kind.NN_MODULE:
         value = value.but(has_params=False)
