@@ -182,6 +182,61 @@ def test_an_unknown_result_with_the_defaults_holds_for_a_caller_that_leaves_them
     assert sorted((d.line, d.code) for d in lint_in_project(tmp_path, "main.py")) == [(6, "NPT002")]
 
 
+SCRIPT_HELPER = """\
+import numpy as np
+import torch
+
+
+def evaluate(model, x):
+    with torch.no_grad():
+        return np.concatenate([model(x.cuda())])
+"""
+
+
+def test_a_folder_of_scripts_imports_its_own_siblings_before_the_projects_roots(tmp_path: Path):
+    # ``python experiments/train.py`` puts ``experiments/`` first on ``sys.path``: its ``helper`` is the copy beside
+    # it (DeepGBM keeps one in each folder), and what the call finds there is that copy's finding
+    (tmp_path / "experiments").mkdir()
+    for folder in (tmp_path, tmp_path / "experiments"):
+        (folder / "helper.py").write_text(SCRIPT_HELPER, encoding="utf-8")
+    (tmp_path / "experiments" / "train.py").write_text(
+        "import torch\nfrom helper import evaluate\n\nevaluate(torch.nn.Linear(2, 2).cuda(), torch.ones(2))\n",
+        encoding="utf-8")
+    files = Project.at(tmp_path).files
+    assert files.path_of("helper", (tmp_path / "experiments").resolve()) == (
+        tmp_path / "experiments" / "helper.py").resolve()
+    (tmp_path / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    diagnostics, errors = lint_paths([str(tmp_path)], load_settings(tmp_path / "pyproject.toml"))
+    assert errors == []
+    assert [(Path(d.filename).parent.name, d.line, d.code) for d in diagnostics if d.code == "NPT002"] == [
+        ("experiments", 7, "NPT002")]
+
+
+def test_classes_imported_on_branches_reach_another_modules_function_as_choices(tmp_path: Path):
+    # EVCF: ``from models.baseline import VAE`` on one branch, ``from models.vamp import VAE`` on another, the model
+    # moved in place under a flag and handed to an experiment in another module
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "models" / "baseline.py").write_text(
+        "from torch import nn\n\n\nclass VAE(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.decoder = nn.Linear(2, 2)\n\n    def reconstruct(self, x):\n"
+        "        return self.decoder(x)\n", encoding="utf-8")
+    (tmp_path / "models" / "vamp.py").write_text(
+        "from models.baseline import VAE as Base\n\n\nclass VAE(Base):\n    pass\n", encoding="utf-8")
+    (tmp_path / "evaluation.py").write_text(
+        "import numpy as np\nimport torch\n\n\ndef evaluate(model, x):\n    with torch.no_grad():\n"
+        "        return np.array(model.reconstruct(x))\n", encoding="utf-8")
+    (tmp_path / "experiment.py").write_text(
+        "import torch\n\n\ndef run(name, cuda):\n    if name == 'baseline':\n"
+        "        from models.baseline import VAE\n    else:\n        from models.vamp import VAE\n"
+        "    model = VAE()\n    if cuda:\n        model.cuda()\n    from evaluation import evaluate\n"
+        "    return evaluate(model, torch.ones(2))\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    diagnostics, errors = lint_paths([str(tmp_path)], load_settings(tmp_path / "pyproject.toml"))
+    assert errors == []
+    assert [(Path(d.filename).name, d.line, d.code) for d in diagnostics] == [("evaluation.py", 7, "NPT002")]
+
+
 def test_modules_in_an_import_cycle_see_each_other_as_unknown_whichever_is_read_first():
     root = PROJECTS / "cycle"
     first = Project.at(root)

@@ -223,6 +223,12 @@ class CallsMixin:
         """A call of one of several library callables chosen at run time: a NumPy -> torch conversion when they
         all convert (the legacy ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``), else what
         they all give, joined, with no facts recorded."""
+        if self.project is not None:
+            found = tuple(self._from_project(choice) for choice in choices)
+            if all(choice.kind is not Kind.REF for choice in found):
+                # ``from models.Baseline import VAE`` on one branch, ``from models.Vamp import VAE`` on another: the
+                # project's classes, called as any of the project's choices is
+                return self._call_value(node, Value(Kind.UNKNOWN, choices=found), args)
         qualnames = [choice.qualname or "" for choice in choices]
         models = [self.models.call(qualname) for qualname in qualnames]
         if all(model is not None and "converts" in model.params for model in models):
@@ -269,8 +275,15 @@ class CallsMixin:
                      args: Args) -> Value:
         if receiver.choices is not None:  # ``buffer.sample(64)`` of a buffer of one class or another
             self.dropped_call = None  # nothing moves in place that may not be a module
-            return join_all([self._call_method(node, func, choice, method, args)
-                             for choice in receiver.choices]) or UNKNOWN
+            changed = func.value.value if isinstance(func.value, cst.Name) else None
+            before = self.scope.names.get(changed) if changed is not None else None
+            joined = join_all([self._call_method(node, func, choice, method, args)
+                               for choice in receiver.choices]) or UNKNOWN
+            if changed is not None and self.scope.names.get(changed) is not before:
+                # ``model.cuda()`` of a network of one class or another: each choice's call changed the name to its
+                # own result in place, the last one winning; it holds each of them
+                self.scope.names[changed] = joined
+            return joined
         decided = self._host_sync_method(node, func, receiver, method, args)
         if decided is not None:
             return decided

@@ -107,5 +107,10 @@ class ForeignMixin:
 
 
 def _passes_something_known(args: Args) -> bool:
-    return any(value.kind is not Kind.UNKNOWN for value in args.positional) or any(
-        value.kind is not Kind.UNKNOWN for key, value in args.keywords.items() if not key.startswith("*"))
+    return any(_known(value) for value in args.positional) or any(
+        _known(value) for key, value in args.keywords.items() if not key.startswith("*"))
+
+
+def _known(value: Value) -> bool:
+    # (one of several things chosen at run time, ``model = VAE(args)`` of a class imported on each branch, is known)
+    return value.kind is not Kind.UNKNOWN or value.choices is not None

@@ -355,7 +355,14 @@ def _one_of(a: Value, b: Value) -> Value:
     for value in (*(a.choices or (a,)), *(b.choices or (b,))):
         if value.kind is Kind.UNKNOWN and value.choices is None:
             return UNKNOWN
-        if not any(value is known or value == known for known in choices):
+        for index, known in enumerate(choices):
+            if value is known or value == known:
+                break
+            if value.kind is known.kind and not _made_differently(value, known):
+                # the same class's object on both paths, moved on one (``if cuda: model.cuda()``): one choice
+                choices[index] = join(known, value)
+                break
+        else:
             choices.append(value)
     if len(choices) > _MAX_CHOICES:
         return UNKNOWN

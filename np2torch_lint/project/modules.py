@@ -1,7 +1,8 @@
 """The project's modules as files: names to paths, what each file imports, and the import graph's cycles.
 
 An import resolves against the project's source roots (``src``, like ruff's) and then the importing file's own
-folder (where a script's sibling modules live, as ``sys.path[0]`` makes them importable). Imports are read
+folder (where a script's sibling modules live, as ``sys.path[0]`` makes them importable); in a folder that is no
+package, a folder of scripts, the siblings come first, as ``sys.path[0]`` does. Imports are read
 with a cheap line scan, not a parse: the graph only decides which modules import each other in a cycle, and a
 spurious edge can only make a cycle bigger (names inside it unknown), never a finding wrong.
 """
@@ -60,6 +61,12 @@ class ModuleFiles:
     def _path_of(self, module: str, folder: Path | None) -> Path | None:
         if not self.has_top(module.partition(".")[0], folder):
             return None  # another library's module (torch, numpy, ...): one probe for its top-level name
+        if folder is not None and folder not in self.src_roots and "__init__.py" not in self._listing(str(folder))[0]:
+            # a folder of scripts, no package: ``sys.path[0]`` puts a script's own siblings before the roots
+            # (``experiments/train.py``'s ``from helper import *`` is ``experiments/helper.py``)
+            sibling = self._module_file(module, (folder,))
+            if sibling is not None:
+                return sibling
         if module not in self._in_roots:
             self._in_roots[module] = self._module_file(module, self.src_roots)
         found = self._in_roots[module]
