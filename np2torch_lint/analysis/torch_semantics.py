@@ -259,8 +259,8 @@ class TorchMixin:
         for value, node in zip(args.positional, args.positional_nodes):
             if value.kind is Kind.REF and self._dtype_of_value(value):
                 continue  # ``.to(torch.float32)``: the device stays
-            if value.kind is Kind.UNKNOWN and names_a_dtype(node):
-                continue  # ``.to(dtype)``
+            if value.kind in (Kind.UNKNOWN, Kind.OTHER) and names_a_dtype(node):
+                continue  # ``.to(dtype)``, ``.to(x.dtype)``
             return device_on_accelerator(value)
         return current
 

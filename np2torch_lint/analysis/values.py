@@ -237,7 +237,7 @@ def join(a: Value, b: Value) -> Value:
             return a if a.kind is Kind.NUMPY_VALUE else b
         if Kind.TENSOR in (a.kind, b.kind) and (Kind.UNKNOWN in (a.kind, b.kind) or Kind.NUMBER in (a.kind, b.kind)):
             # (a number on one path: ``loss_melody = 0`` while the melody is not trained yet, a loss tensor after)
-            return _maybe_tensor(a if a.kind is Kind.TENSOR else b)
+            return _maybe_tensor(*((a, b) if a.kind is Kind.TENSOR else (b, a)))
         if Kind.UNKNOWN in (a.kind, b.kind) and Kind.NN_MODULE in (a.kind, b.kind):
             return _maybe_module(a if a.kind is Kind.NN_MODULE else b)
         return UNKNOWN
@@ -266,8 +266,7 @@ def join(a: Value, b: Value) -> Value:
         keys=a.keys if a.keys == b.keys else None,
         float64_origins=a.float64_origins | b.float64_origins,
         loop_item=a.loop_item if a.loop_item == b.loop_item else None,
-        transfer=a.transfer if a.transfer is b.transfer else None,
-        transfer_needs_stack=a.transfer_needs_stack or b.transfer_needs_stack,
+        **_joined_transfer(a, b),
         parameter=a.parameter if a.parameter == b.parameter else None,
         moves_parameter=a.moves_parameter if a.moves_parameter == b.moves_parameter else None,
         negative_strides=either(a.negative_strides, b.negative_strides),
@@ -406,15 +405,32 @@ def _joined_items(a: Value, b: Value) -> tuple[Value, ...] | None:
 _MAX_CHOICES = 4
 
 
-def _maybe_tensor(tensor: Value) -> Value:
+def _maybe_tensor(tensor: Value, other: Value) -> Value:
     """An unknown value (or a number) on one path and a tensor on the other (``if cuda: batch = batch.cuda()``):
     where the program uses it as a tensor, what may be true of the tensor path may be true; nothing else is known. Its
     float64 conversions stay, so that a dtype chosen on the join (``if u is None: u = tensor(a)`` then
-    ``u.float()``) decides for them."""
-    return Value(Kind.TENSOR, requires_grad=True if tensor.requires_grad else None,
+    ``u.float()``) decides for them; so does a per-item transfer of the loop's item both paths made it from."""
+    made = Value(Kind.TENSOR, requires_grad=True if tensor.requires_grad else None,
                  on_accelerator=True if tensor.on_accelerator else None,
                  device_test=tensor.device_test if tensor.on_accelerator else None,
                  float64_origins=tensor.float64_origins)
+    if tensor.transfer is not None and tensor.loop_item is not None and tensor.loop_item == other.loop_item:
+        made = made.but(loop_item=tensor.loop_item, transfer=tensor.transfer,
+                        transfer_needs_stack=tensor.transfer_needs_stack, transfer_per_step=tensor.transfer_per_step)
+    return made
+
+
+def _joined_transfer(a: Value, b: Value) -> dict:
+    """The per-item transfer of a join: one both paths made, or one path's of the loop's item both paths hold
+    (``if on_cpu: img = transform(x)`` / ``else: img = transform(x).cuda()``: each item moved on that path)."""
+    if a.transfer is b.transfer:
+        return {"transfer": a.transfer, "transfer_needs_stack": a.transfer_needs_stack or b.transfer_needs_stack,
+                "transfer_per_step": a.transfer_per_step and b.transfer_per_step}
+    moved = a if b.transfer is None else b if a.transfer is None else None
+    if moved is None or a.loop_item != b.loop_item:
+        return {"transfer": None, "transfer_needs_stack": a.transfer_needs_stack or b.transfer_needs_stack}
+    return {"transfer": moved.transfer, "transfer_needs_stack": moved.transfer_needs_stack,
+            "transfer_per_step": moved.transfer_per_step}
 
 
 def _maybe_module(module: Value) -> Value:
