@@ -237,6 +237,21 @@ def test_classes_imported_on_branches_reach_another_modules_function_as_choices(
     assert [(Path(d.filename).name, d.line, d.code) for d in diagnostics] == [("evaluation.py", 7, "NPT002")]
 
 
+def test_items_another_modules_body_moved_count_there_when_this_module_stacks_them(tmp_path: Path):
+    # the body of ``moved`` read for this call moves each item and leaves the list waiting for a stack; the stack is
+    # here, the transfer is there: reported in buffer.py, through this call (it once ended the run with a KeyError)
+    (tmp_path / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    (tmp_path / "buffer.py").write_text(
+        "def moved(items, device):\n    return [item.to(device) for item in items]\n", encoding="utf-8")
+    (tmp_path / "main.py").write_text(
+        "import torch\n\nfrom buffer import moved\n\n\ndef batch(frames):\n"
+        "    return torch.stack(moved(frames, 'cuda'))\n", encoding="utf-8")
+    diagnostics, errors = lint_paths([str(tmp_path)], load_settings(tmp_path / "pyproject.toml"))
+    assert errors == []
+    assert [(Path(d.filename).name, d.line, d.code) for d in diagnostics] == [("buffer.py", 2, "NPT005")]
+    assert diagnostics[0].message.endswith("(through the call of moved at main.py:7)")
+
+
 def test_modules_in_an_import_cycle_see_each_other_as_unknown_whichever_is_read_first():
     root = PROJECTS / "cycle"
     first = Project.at(root)

@@ -104,12 +104,13 @@ class CallsMixin:
         return self._made_from_item(self._placed_like_inputs(None, args), args)
 
     def _made_from_item(self, result: Value, args: Args) -> Value:
-        """``np.asarray(a)``, ``torch.relu(t)``, ``transform(a)``, ``Image.fromarray(a)``: made from a loop's item
-        (an array, a tensor, an object or unknown), the result is that item's too; what it is stays what the call
-        gives. So with a parameter of the function being read (``Value.parameter``)."""
-        if not (result.is_numpy or result.kind in _ITEM_KINDS):
+        """``np.asarray(a)``, ``torch.relu(t)``, ``transform(a)``: made from a loop's item (an array, a tensor or
+        unknown), the result is that item's too; what it is stays what the call gives. So with a parameter of the
+        function being read (``Value.parameter``). (Not an object, ``Image.open(path)``: the images a loop loads
+        from files are seldom of one size, and a tensor made from one item is moved without waiting for a stack.)"""
+        if not (result.is_numpy or result.kind in (Kind.TENSOR, Kind.UNKNOWN)):
             return result
-        sources = [v for v in args.positional if v.is_numpy or v.kind in _ITEM_KINDS]
+        sources = [v for v in args.positional if v.is_numpy or v.kind in (Kind.TENSOR, Kind.UNKNOWN)]
         if result.loop_item is None:
             item = next((v.loop_item for v in sources if v.loop_item is not None), None)
             result = result if item is None else result.but(loop_item=item)
@@ -476,8 +477,6 @@ _CLASS_OF_KIND = {
     Kind.NUMPY_VALUE: "numpy.ndarray",
     Kind.NN_MODULE: "torch.nn.Module",
 }
-#: what a value made from a loop's item may be and stay that item's own (besides NumPy's arrays and values)
-_ITEM_KINDS = frozenset({Kind.TENSOR, Kind.UNKNOWN, Kind.INSTANCE})
 #: model kinds that change their receiver in place (``t.requires_grad_()``, ``model.cuda()``).
 _IN_PLACE_KINDS = frozenset({"requires-grad", "move-module"})
 

@@ -9,14 +9,18 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import Args
-from .facts import CollectedTransfer
+from .facts import CallSite, CollectedTransfer
 from .scope import Scope
-from .syntax import (bool_literal_node, dotted_name, ends_abruptly, int_literal, is_copy_flag_test,
+from .syntax import (bool_literal_node, children_of, dotted_name, ends_abruptly, int_literal, is_copy_flag_test,
                      parameters_frozen_by, pattern_names, reads_before_binding, runs_over_its_keys)
 from .values import UNKNOWN, Kind, Value, bool_literal, has_a_device_fact, held_by_module, join, join_all
 
 #: what ``_grad_mode_of`` returns for something that does not set autograd's mode
 NOT_A_GRAD_MODE = object()
+
+#: a per-item transfer waiting to count (``_note_collected``): its loop, how it was collected, the module whose code
+#: made it, and the call through which that module's body was read (None: this module's own read)
+Waiting = tuple[cst.CSTNode, str, object, CallSite | None]
 
 
 @dataclass(slots=True)
@@ -591,8 +595,9 @@ class ControlFlowMixin:
             if isinstance(func, cst.Name) and func.value == "zip" and len(iter_node.args) == 1 and (
                     iter_node.args[0].star == "*"):
                 return True  # ``zip(*batch)``: the fields of one batch (states, actions, ...), not many alike
-            if isinstance(func, cst.Name) and func.value in ("zip", "enumerate", "reversed", "sorted") and \
-                    iter_node.args:
+            if isinstance(func, cst.Name) and func.value in ("zip", "enumerate", "reversed", "sorted", "list",
+                                                             "tuple") and iter_node.args:
+                # (``list(zip(*states))``: the same fields, in a list)
                 return all(self._is_not_a_collection(arg.value, self.eval_quietly(arg.value))
                            for arg in iter_node.args if not (func.value == "enumerate" and arg.keyword))
         return False
@@ -637,7 +642,7 @@ class ControlFlowMixin:
         if value.transfer is None or loop is None or value.loop_item != loop.id or loop.not_a_collection:
             return False
         if value.transfer_needs_stack and stacked_by is None:
-            self.transfers_awaiting_stack[value.transfer] = (loop.node, how)
+            self.transfers_awaiting_stack[value.transfer] = (loop.node, how, self.current_module, None)
             return True
         self.facts.collected_transfers.append(CollectedTransfer(value.transfer, loop.node, how, stacked_by))
         return False
@@ -651,7 +656,7 @@ class ControlFlowMixin:
         if transfer is None or loop is None or not isinstance(listed, cst.Name):
             return
         if only_appended_to(loop.node, listed.value):
-            self.transfers_awaiting_use[transfer] = (loop.node, "append")
+            self.transfers_awaiting_use[transfer] = (loop.node, "append", self.current_module, None)
 
     def _note_used_after_the_loop(self, values: list[Value]) -> None:
         """Lists of per-step transfers that their loop only appended to, used after it: given to a function of the
@@ -664,7 +669,7 @@ class ControlFlowMixin:
             waiting = self.transfers_awaiting_use.get(element.transfer) if element is not None and (
                 element.transfer is not None) else None
             if waiting is not None and all(loop.node is not waiting[0] for loop in self.loops):
-                self.facts.collected_transfers.append(CollectedTransfer(element.transfer, *waiting))
+                self._note_waiting_transfer(element.transfer, waiting)
 
     def _note_stacked(self, qualname: str | None, args: Args) -> None:
         """``torch.stack(frames)``/``torch.cat(frames)`` of a list that per-item transfers of unknown items were
@@ -675,7 +680,22 @@ class ControlFlowMixin:
         transfer = first.element.transfer
         waiting = self.transfers_awaiting_stack.get(transfer) if transfer is not None else None
         if waiting is not None and not self.torch_function_overridden:
-            self.facts.collected_transfers.append(CollectedTransfer(transfer, *waiting))
+            self._note_waiting_transfer(transfer, waiting)
+
+    def _note_waiting_transfer(self, transfer: cst.Call, waiting: Waiting) -> None:
+        """A per-item transfer that waited (for a stack, for a use after its loop) counts: in the module whose code
+        made it, which is another one where a body of that module was read for a call (``buffer.sample()``, whose
+        list this module stacks), through that call."""
+        loop, how, module, through = waiting
+        self._facts_of(module).collected_transfers.append(CollectedTransfer(transfer, loop, how, through=through))
+
+    def _name_waiting_transfers(self, site: CallSite, stacks_before: int, uses_before: int) -> None:
+        """The transfers a read of another module's body for the call at ``site`` left waiting hold through it."""
+        for registry, before in ((self.transfers_awaiting_stack, stacks_before),
+                                 (self.transfers_awaiting_use, uses_before)):
+            for transfer, (loop, how, module, through) in list(registry.items())[before:]:
+                if through is None:
+                    registry[transfer] = (loop, how, module, site)
 
     def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
                        collected: bool | None = None) -> Value:
@@ -899,7 +919,7 @@ def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
         if isinstance(current, cst.Call):
             calls.append(current)
         if not isinstance(current, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-            stack.extend(reversed(current.children))
+            stack.extend(reversed(children_of(current)))
     return calls
 
 

@@ -26,7 +26,7 @@ from .array_layout import ArrayLayoutMixin
 from .calls import CallsMixin
 from .construction import Construction, ConstructionMixin
 from .containers import ContainersMixin
-from .control_flow import ControlFlowMixin, Loop
+from .control_flow import ControlFlowMixin, Loop, Waiting
 from .definitions import ClassInfo, DefinitionsMixin, FunctionInfo, KeptRead
 from .expressions import ExpressionsMixin
 from .exported import encode_names
@@ -101,10 +101,10 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         #: a class of the file defines ``__torch_function__``: torch.stack/cat may take its objects, not only tensors
         self.torch_function_overridden = False
         #: per-item transfers of unknown items appended to a list: the loop, until the list is stacked (NPT005)
-        self.transfers_awaiting_stack: dict[cst.Call, tuple[cst.CSTNode, str]] = {}
+        self.transfers_awaiting_stack: dict[cst.Call, Waiting] = {}
         #: per-step transfers appended to a list the loop reads nowhere else: the loop, until the list is given to a
         #: function of the project after it (NPT005)
-        self.transfers_awaiting_use: dict[cst.Call, tuple[cst.CSTNode, str]] = {}
+        self.transfers_awaiting_use: dict[cst.Call, Waiting] = {}
         self.function_node: cst.FunctionDef | cst.Lambda | None = None  # whose body is being read; None: module
         #: the function whose body is being read (None: the module), and whether with its parameters unknown
         self.function_info: FunctionInfo | None = None

@@ -108,9 +108,13 @@ class SummariesMixin:
             self._note_used_after_the_loop(args.all_values())
         if info.node is None:
             info = self._readable(info, args, receiver) or info  # another module's, read with these arguments
+        waiting = len(self.transfers_awaiting_stack), len(self.transfers_awaiting_use)
         result, found = self._function_result(info, args, receiver)
         if found is not None and node is not None:
-            self._absorb_read(found, info.module, CallSite(node, called or info.name, self.current_module))
+            site = CallSite(node, called or info.name, self.current_module)
+            self._absorb_read(found, info.module, site)
+            if info.module != self.current_module:
+                self._name_waiting_transfers(site, *waiting)
         if info.opaque or info in self.synchronizing_functions:
             self._synchronize()  # it waits for the device, or may: the caller's copies have landed (host_sync.py)
         left = self.grad_mode_left_by.get(info)
