@@ -668,7 +668,10 @@ class ControlFlowMixin:
             element = value.element if value.kind is Kind.SEQUENCE else None
             waiting = self.transfers_awaiting_use.get(element.transfer) if element is not None and (
                 element.transfer is not None) else None
-            if waiting is not None and all(loop.node is not waiting[0] for loop in self.loops):
+            # (in the module whose loop appended them: a list handed back to another module's code and used there
+            # is far from its loop, and its items seldom alike, as a stack would show)
+            if waiting is not None and waiting[2] == self.current_module and all(
+                    loop.node is not waiting[0] for loop in self.loops):
                 self._note_waiting_transfer(element.transfer, waiting)
 
     def _note_stacked(self, qualname: str | None, args: Args) -> None:
