@@ -403,6 +403,7 @@ def _joined_items(a: Value, b: Value) -> tuple[Value, ...] | None:
 
 
 _MAX_CHOICES = 4
+_NO_TRANSFER: dict[str, object] = {"transfer": None, "transfer_needs_stack": False, "transfer_per_step": False}
 
 
 def _maybe_tensor(tensor: Value, other: Value) -> Value:
@@ -415,14 +416,15 @@ def _maybe_tensor(tensor: Value, other: Value) -> Value:
                  device_test=tensor.device_test if tensor.on_accelerator else None,
                  float64_origins=tensor.float64_origins)
     if tensor.transfer is not None and tensor.loop_item is not None and tensor.loop_item == other.loop_item:
-        made = made.but(loop_item=tensor.loop_item, transfer=tensor.transfer,
-                        transfer_needs_stack=tensor.transfer_needs_stack, transfer_per_step=tensor.transfer_per_step)
+        made = made.but(loop_item=tensor.loop_item, **_joined_transfer(tensor, other))
     return made
 
 
-def _joined_transfer(a: Value, b: Value) -> dict:
+def _joined_transfer(a: Value, b: Value) -> dict[str, object]:
     """The per-item transfer of a join: one both paths made, or one path's of the loop's item both paths hold
     (``if on_cpu: img = transform(x)`` / ``else: img = transform(x).cuda()``: each item moved on that path)."""
+    if a.transfer is None and b.transfer is None and not (a.transfer_needs_stack or b.transfer_needs_stack):
+        return _NO_TRANSFER  # (most joins: one dict for them all)
     if a.transfer is b.transfer:
         return {"transfer": a.transfer, "transfer_needs_stack": a.transfer_needs_stack or b.transfer_needs_stack,
                 "transfer_per_step": a.transfer_per_step and b.transfer_per_step}
