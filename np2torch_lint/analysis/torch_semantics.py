@@ -352,6 +352,7 @@ def _holds_numpy(value: Value, depth: int = 0) -> bool:
 
 
 def _is_torch_function(callee: Value) -> bool:
-    """One of torch's own functions (``torch.sigmoid``), not a class of ``torch.nn`` whose objects hold weights."""
+    """One of torch's own top-level functions (``torch.sigmoid``): not a ``torch.nn`` class, whose objects hold
+    weights, nor anything deeper."""
     return callee.kind is Kind.REF and callee.qualname is not None and callee.qualname.startswith("torch.") and (
-        not callee.qualname.startswith("torch.nn.")) and callee.qualname.count(".") == 1
+        callee.qualname.count(".") == 1)
