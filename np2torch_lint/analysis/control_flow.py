@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import islice
 from typing import Callable
 
 import libcst as cst
@@ -696,7 +697,8 @@ class ControlFlowMixin:
         """The transfers a read of another module's body for the call at ``site`` left waiting hold through it."""
         for registry, before in ((self.transfers_awaiting_stack, stacks_before),
                                  (self.transfers_awaiting_use, uses_before)):
-            for transfer, (loop, how, module, through) in list(registry.items())[before:]:
+            # (the entries the read added are the last ones; giving them a call changes no key, so the walk is safe)
+            for transfer, (loop, how, module, through) in islice(registry.items(), before, None):
                 if through is None:
                     registry[transfer] = (loop, how, module, site)
 

@@ -61,18 +61,20 @@ class ModuleFiles:
     def _path_of(self, module: str, folder: Path | None) -> Path | None:
         if not self.has_top(module.partition(".")[0], folder):
             return None  # another library's module (torch, numpy, ...): one probe for its top-level name
-        if folder is not None and folder not in self.src_roots and "__init__.py" not in self._listing(str(folder))[0]:
+        beside = folder is not None and folder not in self.src_roots
+        if beside and "__init__.py" not in self._listing(str(folder))[0]:
             # a folder of scripts, no package: ``sys.path[0]`` puts a script's own siblings before the roots
             # (``experiments/train.py``'s ``from helper import *`` is ``experiments/helper.py``)
-            sibling = self._module_file(module, (folder,))
-            if sibling is not None:
-                return sibling
-        if module not in self._in_roots:
-            self._in_roots[module] = self._module_file(module, self.src_roots)
-        found = self._in_roots[module]
-        if found is not None or folder is None or folder in self.src_roots:
+            return self._module_file(module, (folder,)) or self._under_a_root(module)
+        found = self._under_a_root(module)
+        if found is not None or not beside:
             return found
         return self._module_file(module, (folder,))
+
+    def _under_a_root(self, module: str) -> Path | None:
+        if module not in self._in_roots:
+            self._in_roots[module] = self._module_file(module, self.src_roots)
+        return self._in_roots[module]
 
     def has_top(self, top: str, folder: Path | None = None) -> bool:
         """Whether a top-level name is a package or module of the project: under a source root, or beside the
