@@ -18,6 +18,7 @@ from .files import (
     PathProblem, Source, SourceError, decode_source, is_excluded, is_notebook, iter_python_files, read_source,
     relative_to,
 )
+from .internal_errors import InternalError
 from .jobs import FileResult, Linter, fix_files, lint_files
 from .lint_context import LintContext
 from .noqa import filter_suppressed
@@ -148,6 +149,9 @@ def lint(paths: list[str], settings: Settings, stdin_filename: str = "stdin", sh
         except SourceError as error:
             could_not_parse(each.name, error, errors, report.unparsed)
             continue
+        except Exception as error:  # a bug of ours, in a worker or here: one line, and the run goes on
+            errors.append(f"{each.name}: internal error, no findings: {InternalError.from_exception(error)}")
+            continue
         if found:
             report.findings.extend(found)
             if not is_notebook(each.name):  # a notebook's text is JSON: its lines are not the findings' lines
@@ -158,7 +162,7 @@ def lint(paths: list[str], settings: Settings, stdin_filename: str = "stdin", sh
 def _reported(each: Input, result: FileResult) -> list[Reported]:
     """A file's result as reported: the rules enabled for it, less what ``# noqa`` silences, by position."""
     if result.error is not None:
-        raise SourceError(result.error)
+        raise InternalError(result.error) if result.internal else SourceError(result.error)
     findings = [(d, edits) for d, edits in result.findings(each.name) if d.code in each.codes]
     kept = set(map(id, filter_suppressed([d for d, _ in findings], each.source.text)))
     reported = [Reported(d, edits) for d, edits in findings if id(d) in kept]
@@ -195,7 +199,7 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
     """Fix files (or standard input, a filter: the fixed code goes to standard output), writing each changed file
     atomically; with ``writes`` false, write nothing and count what would change; ``diff`` gets a unified diff."""
     from .dependencies import adds_runtime_import, lists_np2torch_lint, project_folder
-    from .fixer import FixError, FixOutcome
+    from .fixer import FixOutcome
 
     run = FixRun()
     stdin_bytes: list[bytes] = []
@@ -215,14 +219,15 @@ def fix(paths: list[str], settings: Settings, *, stdin_filename: str = "stdin", 
             elif result.error_kind == "parse":
                 raise SourceError(result.error)
             elif result.error_kind == "fix":
-                raise FixError(result.error)
+                raise InternalError(result.error)
             else:
                 outcome = FixOutcome(result.text, result.fixed, result.remaining_diagnostics(each.name))
         except SourceError as error:
             could_not_parse(each.name, error, run.errors, run.report.unparsed)
             continue
-        except FixError as error:
-            run.errors.append(f"{each.name}: internal error, file left unchanged: {error}")
+        except Exception as error:  # a bug of ours (a fix that breaks the code, too): one line, the run goes on
+            reason = InternalError.from_exception(error)
+            run.errors.append(f"{each.name}: internal error, file left unchanged: {reason}")
             continue
         changed = outcome.text != each.source.text
         if diff is not None and changed and is_notebook(each.name):

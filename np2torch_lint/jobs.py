@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable, Collection, Iterator
 from .config import Settings
 from .diagnostics import Applicability, Diagnostic, Fix
 from .files import SourceError, read_source
+from .internal_errors import InternalError
 from .fix_style import FixStyle
 from .lint_context import LintContext
 from .project import Cache, Project, ProjectFacts, digest, settings_key
@@ -47,10 +48,13 @@ class FileResult:
     has_edits: bool = False
     #: findings in other modules' code through this file's calls: module (resolved path) -> its findings, as data
     contributions: dict[str, list[dict]] = field(default_factory=dict)
+    #: ``error`` is a bug of ours (``InternalError``), not the file's: it is not cached, so the next run tries again
+    internal: bool = False
 
     def as_data(self) -> dict:
-        return {"diagnostics": self.diagnostics, "error": self.error, "dependencies": self.dependencies,
-                "facts": self.facts, "has_edits": self.has_edits, "contributions": self.contributions}
+        return {"diagnostics": self.diagnostics, "error": self.error, "internal": self.internal,
+                "dependencies": self.dependencies, "facts": self.facts, "has_edits": self.has_edits,
+                "contributions": self.contributions}
 
     @classmethod
     def from_data(cls, data: object) -> FileResult | None:
@@ -62,7 +66,8 @@ class FileResult:
                 for found in contributions.values()):
             return None
         return cls(list(data["diagnostics"]), data.get("error"), dict(data.get("dependencies") or {}),
-                   str(data.get("facts", "")), bool(data.get("has_edits")), dict(contributions))
+                   str(data.get("facts", "")), bool(data.get("has_edits")), dict(contributions),
+                   bool(data.get("internal")))
 
     def with_incoming(self, incoming: list[dict]) -> FileResult:
         """This result with the findings other modules' calls find in this file's code, one per rule and place."""
@@ -182,7 +187,7 @@ class Linter:
         try:
             with garbage_collected_after():
                 result = self._analysed(path, text, edits)
-            if self.cache is not None:
+            if self.cache is not None and not result.internal:
                 self.cache.update(*key, result=result.as_data())
         finally:
             project.done_linting(key[0])
@@ -197,6 +202,9 @@ class Linter:
             analysis = analyse_text(text, path, None, style, self.context)
         except SourceError as error:  # no finding, so no fix: the result serves the formats that show edits too
             return FileResult(error=str(error), facts=self.facts_for(path), has_edits=True)
+        except Exception as error:  # a bug of ours: this file gets one line, the others are still linted
+            return FileResult(error=str(InternalError.from_exception(error)), internal=True,
+                              facts=self.facts_for(path), has_edits=True)
         fix_edits = None
         if edits and analysis.module is not None and analysis.facts is not None and analysis.findings:
             fix_edits = FixEdits(text, analysis.module, analysis.spans, style, analysis.facts.module_names)
@@ -400,14 +408,14 @@ class FixResult:
 
 def fix_file(context: LintContext, path: str, text: str, codes: frozenset[str], style: FixStyle,
              unsafe: bool) -> FixResult:
-    from .fixer import FixError, fix_text
+    from .fixer import fix_text
 
     try:
         outcome = fix_text(text, path, codes, style, unsafe, context)
     except SourceError as error:
         return FixResult(error=str(error), error_kind="parse")
-    except FixError as error:
-        return FixResult(error=str(error), error_kind="fix")
+    except Exception as error:  # a bug of ours (FixError too): the file is left unchanged, the others are fixed
+        return FixResult(error=str(InternalError.from_exception(error)), error_kind="fix")
     remaining = [{"code": d.code, "message": d.message, "line": d.line, "column": d.column, "end_line": d.end_line,
                   "end_column": d.end_column,
                   "fix": None if d.fix is None else {"applicability": d.fix.applicability.value, "title": d.fix.title}}

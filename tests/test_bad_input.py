@@ -267,3 +267,48 @@ def test_containers_built_from_themselves_cost_what_the_file_is_long(monkeypatch
 
     twenty, forty = _values_made(monkeypatch, program(20)), _values_made(monkeypatch, program(40))
     assert forty < 2.5 * twenty
+
+
+def _a_bug_in_the_analysis_of(monkeypatch, name: str) -> None:
+    """Our analysis raises on the file called ``name``, as a bug of ours would; other files are analysed."""
+    real = engine.findings_for
+
+    def findings_for(module, codes=None, style=None, context=None, filename=None):
+        if filename is not None and filename.endswith(name):
+            raise KeyError("boom")
+        return real(module, codes, style, context, filename)
+
+    monkeypatch.setattr(engine, "findings_for", findings_for)
+
+
+@pytest.mark.parametrize("caching", [["--no-cache"], []])
+def test_a_bug_of_ours_in_one_file_is_one_line_and_the_other_files_are_still_linted(write, capsys, monkeypatch,
+                                                                                  caching):
+    bad, good = write("bad.py", GOOD), write("good.py", GOOD)
+    _a_bug_in_the_analysis_of(monkeypatch, "bad.py")
+    code = main([*caching, str(bad), str(good)])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert code == 2
+    err = captured.err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"{bad}: internal error, no findings: KeyError: 'boom' at "), err
+    assert err[0].endswith("please report it")
+    assert "good.py:3:1: NPT001" in captured.out and "bad.py" not in captured.out
+    monkeypatch.undo()  # the bug is fixed: the next run analyses the file again, not a cached failure
+    assert main([*caching, str(bad), str(good)]) == 1
+    assert "bad.py:3:1: NPT001" in capsys.readouterr().out
+
+
+def test_a_bug_of_ours_while_fixing_one_file_leaves_it_unchanged_and_the_others_are_fixed(write, capsys,
+                                                                                         monkeypatch):
+    bad, good = write("bad.py", GOOD), write("good.py", GOOD)
+    _a_bug_in_the_analysis_of(monkeypatch, "bad.py")
+    code = main(["--fix", "--unsafe-fixes", str(bad), str(good)])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert code == 2
+    err = captured.err.splitlines()
+    assert [line for line in err if "internal error" in line] == [
+        line for line in err if line.startswith(f"{bad}: internal error, file left unchanged: KeyError: 'boom' at ")]
+    assert len([line for line in err if "internal error" in line]) == 1, err
+    assert bad.read_text() == GOOD and good.read_text() != GOOD
