@@ -282,8 +282,7 @@ def _a_bug_in_the_analysis_of(monkeypatch, name: str) -> None:
 
 
 @pytest.mark.parametrize("caching", [["--no-cache"], []])
-def test_a_bug_of_ours_in_one_file_is_one_line_and_the_other_files_are_still_linted(write, capsys, monkeypatch,
-                                                                                  caching):
+def test_a_bug_of_ours_in_one_file_is_one_line_and_the_others_are_linted(write, capsys, monkeypatch, caching):
     bad, good = write("bad.py", GOOD), write("good.py", GOOD)
     _a_bug_in_the_analysis_of(monkeypatch, "bad.py")
     code = main([*caching, str(bad), str(good)])
@@ -299,8 +298,7 @@ def test_a_bug_of_ours_in_one_file_is_one_line_and_the_other_files_are_still_lin
     assert "bad.py:3:1: NPT001" in capsys.readouterr().out
 
 
-def test_a_bug_of_ours_while_fixing_one_file_leaves_it_unchanged_and_the_others_are_fixed(write, capsys,
-                                                                                         monkeypatch):
+def test_a_bug_of_ours_while_fixing_leaves_that_file_unchanged_and_fixes_the_others(write, capsys, monkeypatch):
     bad, good = write("bad.py", GOOD), write("good.py", GOOD)
     _a_bug_in_the_analysis_of(monkeypatch, "bad.py")
     code = main(["--fix", "--unsafe-fixes", str(bad), str(good)])
