@@ -252,6 +252,45 @@ def test_items_another_modules_body_moved_count_there_when_this_module_stacks_th
     assert diagnostics[0].message.endswith("(through the call of moved at main.py:7)")
 
 
+LOSS_HISTORY = """import matplotlib.pyplot as plt
+import scipy.signal
+
+
+class LossHistory:
+    def __init__(self, log_dir):
+        self.log_dir = log_dir
+        self.losses = []
+
+    def append_loss(self, loss):
+        self.losses.append(loss)
+        self.loss_plot()
+
+    def loss_plot(self):
+        plt.plot(range(len(self.losses)), self.losses)
+        plt.plot(scipy.signal.savgol_filter(self.losses, 5, 3))
+"""
+
+
+@pytest.mark.parametrize("passed", ["loss", "loss.item()"])
+def test_a_list_another_modules_class_keeps_holds_what_this_modules_calls_put_into_it(tmp_path: Path, passed: str):
+    # yolact's LossHistory: the epoch's loss tensor appended, then the whole curve plotted (and smoothed) from the
+    # list, in the callbacks module; the tensor comes from the training module. A Python number plots fine.
+    (tmp_path / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    (tmp_path / "callbacks.py").write_text(LOSS_HISTORY, encoding="utf-8")
+    (tmp_path / "train.py").write_text(
+        "import torch\n\nfrom callbacks import LossHistory\n\nhistory = LossHistory('logs/')\n"
+        "model = torch.nn.Linear(2, 1).cuda()\nloss = model(torch.ones(2).cuda()).sum()\n"
+        f"history.append_loss({passed})\n", encoding="utf-8")
+    diagnostics, errors = lint_paths([str(tmp_path)], load_settings(tmp_path / "pyproject.toml"))
+    assert errors == []
+    found = [(Path(d.filename).name, d.line, d.code) for d in diagnostics]
+    if passed == "loss":
+        assert found == [("callbacks.py", line, code) for line in (15, 16) for code in ("NPT001", "NPT002")]
+        assert diagnostics[0].message.endswith("(through the call of append_loss at train.py:8)")
+    else:
+        assert found == []
+
+
 def test_modules_in_an_import_cycle_see_each_other_as_unknown_whichever_is_read_first():
     root = PROJECTS / "cycle"
     first = Project.at(root)

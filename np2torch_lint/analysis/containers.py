@@ -93,17 +93,25 @@ class ContainersMixin:
         if self.function_info is not None:
             self.container_readers.add(self.function_info)
         element = container.element if self.containers_sealed else None
+        if element is None and info.node is None and not container.spoiled:
+            # another module's class, whose methods this analysis read with its calls' arguments: it holds at least
+            # what those reads put into it (``history.append_loss(loss)`` then ``plt.plot(self.losses)``), which
+            # is what "may" needs; its own module seals it with the rest
+            element = container.added
         if stored.kind is Kind.NN_MODULE:  # an ``nn.ModuleList`` filled by ``append``: a module holding them
             return stored.but(element=element or UNKNOWN, holder=(info, attribute))
         return Value(Kind.SEQUENCE, element=element, holder=(info, attribute))
 
     def _note_container_assigned(self, info: ClassInfo, attribute: str, value: Value) -> None:
         """``self.x = value``: an empty list or deque becomes a container; an assignment from outside spoils it."""
-        inside = self.function_info is not None and self.function_info.owner is info
-        if not inside:
+        owner = self.function_info.owner if self.function_info is not None else None
+        empty = value.kind is Kind.SEQUENCE and value.items == () and not value.open_ended
+        if owner is not info and not (empty and owner is info.specializes is not None):
+            # (a construction here of another module's class, ``History("logs/")``, starts its empty lists: what
+            # this analysis's reads put into them counts, ``_container_view``)
             if (info, attribute) in self.containers or value.kind is Kind.SEQUENCE:
                 self._container(info, attribute).spoiled = True
-        elif value.kind is Kind.SEQUENCE and value.items == () and not value.open_ended:
+        elif empty:
             self._container(info, attribute)
         elif value.kind is Kind.NN_MODULE and value.qualname in api.MODULE_CONTAINERS and value.element is None:
             self._container(info, attribute)  # ``self.critics = nn.ModuleList()``, filled by ``append``
@@ -156,6 +164,12 @@ class ContainersMixin:
             self.escaped_methods.add(found)  # ``Class.put(obj, x)``: ``self`` is unknown inside
         else:
             self.called_methods.add(found)
+
+    def _filled_here(self, info: ClassInfo) -> bool:
+        """Whether this analysis put something into a container kept on objects of ``info``, another module's class
+        (a method read with a call's arguments appended to ``self.losses``)."""
+        return info.node is None and any(
+            key[0] is info and container.added is not None for key, container in self.containers.items())
 
     def _spoil_passed_containers(self, args: Args) -> None:
         """A container passed to code the analysis does not know may be filled there."""

@@ -31,7 +31,7 @@ class ForeignMixin:
         passes nothing known and is not made on an object constructed here (its summary says as much), or its body
         cannot be found (a function defined in a branch, a module that does not parse, an import cycle)."""
         constructed_here = receiver is not None and isinstance(receiver.definition, ClassInfo) and (
-            receiver.definition.specializes is not None)
+            receiver.definition.specializes is not None or self._filled_here(receiver.definition))
         if info.origin is None or self.project is None or not (_passes_something_known(args) or constructed_here):
             return None
         cached = self.readable_functions.get(info, _NOT_READ)
