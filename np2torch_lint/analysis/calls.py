@@ -486,8 +486,9 @@ def _contains(node: cst.CSTNode, wanted: cst.CSTNode) -> bool:
 
 
 def _reads_after(body: cst.CSTNode, start: cst.CSTNode, name: str) -> list[cst.Name] | None:
-    """The ``Name`` nodes of ``name`` in ``body`` after ``start`` (in source order), but not those assigned to;
-    None where ``start`` is not in ``body``."""
+    """The ``Name`` nodes of ``name`` in ``body`` after ``start`` (in source order), but not those assigned to nor
+    those of the other branch of an ``if`` whose branch holds ``start`` (it does not run after it); None where
+    ``start`` is not in ``body``."""
     found: list[cst.Name] = []
     seen = False
 
@@ -495,6 +496,12 @@ def _reads_after(body: cst.CSTNode, start: cst.CSTNode, name: str) -> list[cst.N
         nonlocal seen
         if node is start:
             seen = True
+            return
+        if isinstance(node, cst.If) and not seen:
+            walk(node.test)
+            walk(node.body)
+            if not seen and node.orelse is not None:
+                walk(node.orelse)
             return
         if seen and isinstance(node, cst.Name) and node.value == name and not assigned:
             found.append(node)

@@ -380,6 +380,7 @@ class ControlFlowMixin:
 
     def _for(self, node: cst.For) -> None:
         iterable = self.eval(node.iter)
+        self._note_iterated_after_the_loop(iterable)
         loop = self._new_loop(node, node.iter, iterable)
 
         def body() -> None:
@@ -674,6 +675,16 @@ class ControlFlowMixin:
             if waiting is not None and waiting[2] == self.current_module and all(
                     loop.node is not waiting[0] for loop in self.loops):
                 self._note_waiting_transfer(element.transfer, waiting)
+
+    def _note_iterated_after_the_loop(self, iterable: Value) -> None:
+        """``for reward in rewards`` after the loop that appended a per-step transfer to ``rewards`` each time
+        round, or over ``zip(values, rewards)``, ``reversed(rewards)``: every item is read, as ``rewards[t]`` reads
+        one."""
+        if not self.transfers_awaiting_use:
+            return
+        element = self._element_of(iterable)
+        parts = element.items if element.kind is Kind.SEQUENCE and element.items is not None else ()
+        self._note_used_after_the_loop([Value(Kind.SEQUENCE, element=part) for part in (element, *parts)])
 
     def _note_stacked(self, qualname: str | None, args: Args) -> None:
         """``torch.stack(frames)``/``torch.cat(frames)`` of a list that per-item transfers of unknown items were

@@ -265,7 +265,7 @@ def join(a: Value, b: Value) -> Value:
         open_ended=a.open_ended if a.open_ended == b.open_ended else False,
         keys=a.keys if a.keys == b.keys else None,
         float64_origins=a.float64_origins | b.float64_origins,
-        loop_item=a.loop_item if a.loop_item == b.loop_item else None,
+        loop_item=_joined_loop_item(a, b),
         **_joined_transfer(a, b),
         parameter=a.parameter if a.parameter == b.parameter else None,
         moves_parameter=a.moves_parameter if a.moves_parameter == b.moves_parameter else None,
@@ -429,10 +429,22 @@ def _joined_transfer(a: Value, b: Value) -> dict[str, object]:
         return {"transfer": a.transfer, "transfer_needs_stack": a.transfer_needs_stack or b.transfer_needs_stack,
                 "transfer_per_step": a.transfer_per_step and b.transfer_per_step}
     moved = a if b.transfer is None else b if a.transfer is None else None
-    if moved is None or a.loop_item != b.loop_item:
+    if moved is None or _joined_loop_item(a, b) != moved.loop_item:
         return {"transfer": None, "transfer_needs_stack": a.transfer_needs_stack or b.transfer_needs_stack}
     return {"transfer": moved.transfer, "transfer_needs_stack": moved.transfer_needs_stack,
             "transfer_per_step": moved.transfer_per_step}
+
+
+def _joined_loop_item(a: Value, b: Value) -> int | None:
+    """The loop whose item a join is: both paths', or the step's where one path moved a value it made this step and
+    the other made one on the host (``if cuda: r = torch.cuda.FloatTensor(r)`` / ``else: r = torch.FloatTensor(r)``:
+    each step's value moved on that path)."""
+    if a.loop_item == b.loop_item:
+        return a.loop_item
+    for moved, other in ((a, b), (b, a)):
+        if moved.transfer_per_step and other.transfer is None and other.loop_item is None:
+            return moved.loop_item
+    return None
 
 
 def _maybe_module(module: Value) -> Value:
