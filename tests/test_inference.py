@@ -10,7 +10,7 @@ import pytest
 
 from np2torch_lint.analysis import analyze
 from np2torch_lint.analysis.dtypes import promote_numpy
-from np2torch_lint.analysis.values import Kind
+from np2torch_lint.analysis.values import Kind, Value, join
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
           "float64", "complex64", "complex128"]
@@ -251,3 +251,16 @@ def test_a_files_tree_is_freed_when_dropped_not_by_the_garbage_collector(tmp_pat
         assert _tree_objects_left_for_the_collector() == []
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize(("other", "kept"), [
+    (Value(Kind.TENSOR, on_accelerator=False), True),  # ``else: r = torch.FloatTensor(r)``: this step's, on the host
+    (Value(Kind.TENSOR, on_accelerator=True), False),  # a tensor already there (a cat of the moved one, miles-credit)
+    (Value(Kind.TENSOR), False),  # anywhere
+])
+def test_a_step_moved_on_one_path_stays_moved_where_the_other_path_made_it_on_the_host(other: Value, kept: bool):
+    transfer = cst.parse_expression("r.cuda()")
+    moved = Value(Kind.TENSOR, on_accelerator=True, loop_item=7, transfer=transfer, transfer_needs_stack=True,
+                  transfer_per_step=True)
+    for joined in (join(moved, other), join(other, moved)):
+        assert (joined.transfer is transfer, joined.loop_item == 7) == (kept, kept)

@@ -88,6 +88,10 @@ class StatementsMixin:
                 part = value.but(items=None, float64_origins=frozenset(), transfer=None)
             elif value.kind is Kind.UNKNOWN and value.on_accelerator:
                 part = Value(Kind.UNKNOWN, on_accelerator=True, device_test=value.device_test)
+            elif value.kind is Kind.SEQUENCE and value.element is not None:
+                # ``obs, gt = [t.cuda() for t in batch]``: each name is one of the list's elements, taken alone
+                part = value.element.but(loop_item=None, transfer=None, transfer_needs_stack=False,
+                                         transfer_per_step=False)
             for index, element in enumerate(elements):
                 if isinstance(element, cst.StarredElement):
                     self._bind(element.value, Value(Kind.SEQUENCE, element=value.element))

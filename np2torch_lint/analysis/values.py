@@ -442,7 +442,8 @@ def _joined_loop_item(a: Value, b: Value) -> int | None:
     if a.loop_item == b.loop_item:
         return a.loop_item
     for moved, other in ((a, b), (b, a)):
-        if moved.transfer_per_step and other.transfer is None and other.loop_item is None:
+        if (moved.transfer_per_step and other.transfer is None and other.loop_item is None
+                and other.on_accelerator is False):
             return moved.loop_item
     return None
 
