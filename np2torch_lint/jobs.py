@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Callable, Collection, Iterator
 from .config import Settings
 from .diagnostics import Applicability, Diagnostic, Fix
 from .files import SourceError, read_source
-from .internal_errors import InternalError
 from .fix_style import FixStyle
+from .internal_errors import InternalError
 from .lint_context import LintContext
 from .project import Cache, Project, ProjectFacts, digest, settings_key
 from .text_edits import TextEdit

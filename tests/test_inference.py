@@ -264,3 +264,23 @@ def test_a_step_moved_on_one_path_stays_moved_where_the_other_path_made_it_on_th
                   transfer_per_step=True)
     for joined in (join(moved, other), join(other, moved)):
         assert (joined.transfer is transfer, joined.loop_item == 7) == (kept, kept)
+
+
+@pytest.mark.parametrize(("source", "reads_after"), [
+    ("if c:\n    r = move(r)\nelse:\n    r = host(r)\nkeep(r)\n", 1),  # the else branch does not run after the move
+    ("if c:\n    r = host(r)\nelse:\n    r = move(r)\nkeep(r)\n", 1),
+    ("if (r := move(r)) is not None:\n    use(r)\nelse:\n    other(r)\nkeep(r)\n", 3),  # both run after the test
+    ("r = move(r)\nif c:\n    use(r)\nelif d:\n    other(r)\nkeep(r)\n", 3),
+])
+def test_the_reads_after_a_move_leave_out_the_branch_that_does_not_run_after_it(source: str, reads_after: int):
+    from np2torch_lint.analysis.calls import _reads_after
+
+    body = cst.parse_module(source)
+    move = next(node for node in _walk(body) if isinstance(node, cst.Call) and node.func.value == "move")
+    assert len(_reads_after(body, move, "r")) == reads_after
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)

@@ -499,8 +499,9 @@ def _reads_after(body: cst.CSTNode, start: cst.CSTNode, name: str) -> list[cst.N
             return
         if isinstance(node, cst.If) and not seen:
             walk(node.test)
+            in_test = seen  # (then both branches run after it)
             walk(node.body)
-            if not seen and node.orelse is not None:
+            if (in_test or not seen) and node.orelse is not None:
                 walk(node.orelse)
             return
         if seen and isinstance(node, cst.Name) and node.value == name and not assigned:
