@@ -52,9 +52,11 @@ class FileResult:
     internal: bool = False
 
     def as_data(self) -> dict:
-        return {"diagnostics": self.diagnostics, "error": self.error, "internal": self.internal,
-                "dependencies": self.dependencies, "facts": self.facts, "has_edits": self.has_edits,
-                "contributions": self.contributions}
+        data = {"diagnostics": self.diagnostics, "error": self.error, "dependencies": self.dependencies,
+                "facts": self.facts, "has_edits": self.has_edits, "contributions": self.contributions}
+        if self.internal:  # (from a worker only: the cache never holds such a result, and its entries' keys are fixed)
+            data["internal"] = True
+        return data
 
     @classmethod
     def from_data(cls, data: object) -> FileResult | None:

@@ -310,3 +310,12 @@ def test_a_bug_of_ours_while_fixing_leaves_that_file_unchanged_and_fixes_the_oth
         line for line in err if line.startswith(f"{bad}: internal error, file left unchanged: KeyError: 'boom' at ")]
     assert len([line for line in err if "internal error" in line]) == 1, err
     assert bad.read_text() == GOOD and good.read_text() != GOOD
+
+
+def test_a_bug_of_ours_in_a_worker_reaches_the_parent_as_one_and_is_never_a_cache_entry():
+    from np2torch_lint.jobs import FileResult
+
+    failed = FileResult(error="KeyError: 'x' at engine.py:1; please report it", internal=True)
+    back = FileResult.from_data(failed.as_data())
+    assert back is not None and back.internal and back.error == failed.error
+    assert "internal" not in FileResult().as_data()  # what the cache stores keeps its fixed keys
