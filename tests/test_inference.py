@@ -273,14 +273,10 @@ def test_a_step_moved_on_one_path_stays_moved_where_the_other_path_made_it_on_th
     ("r = move(r)\nif c:\n    use(r)\nelif d:\n    other(r)\nkeep(r)\n", 3),
 ])
 def test_the_reads_after_a_move_leave_out_the_branch_that_does_not_run_after_it(source: str, reads_after: int):
+    from libcst import matchers
+
     from np2torch_lint.analysis.calls import _reads_after
 
     body = cst.parse_module(source)
-    move = next(node for node in _walk(body) if isinstance(node, cst.Call) and node.func.value == "move")
+    [move] = matchers.findall(body, matchers.Call(func=matchers.Name("move")))
     assert len(_reads_after(body, move, "r")) == reads_after
-
-
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import islice
-from typing import Callable
+from typing import Callable, Iterable
 
 import libcst as cst
 
@@ -664,17 +664,8 @@ class ControlFlowMixin:
         """Lists of per-step transfers that their loop only appended to, used after it: given to a function of the
         project (``compute_returns(next_value, rewards, masks)``) or an item read (``rewards[t] + gamma * ret``).
         Each step's copy could have waited for one batched copy here."""
-        if not self.transfers_awaiting_use:
-            return
-        for value in values:
-            element = value.element if value.kind is Kind.SEQUENCE else None
-            waiting = self.transfers_awaiting_use.get(element.transfer) if element is not None and (
-                element.transfer is not None) else None
-            # (in the module whose loop appended them: a list handed back to another module's code and used there
-            # is far from its loop, and its items seldom alike, as a stack would show)
-            if waiting is not None and waiting[2] == self.current_module and all(
-                    loop.node is not waiting[0] for loop in self.loops):
-                self._note_waiting_transfer(element.transfer, waiting)
+        if self.transfers_awaiting_use:
+            self._note_items_used_after_the_loop(value.element for value in values if value.kind is Kind.SEQUENCE)
 
     def _note_iterated_after_the_loop(self, iterable: Value) -> None:
         """``for reward in rewards`` after the loop that appended a per-step transfer to ``rewards`` each time
@@ -684,7 +675,18 @@ class ControlFlowMixin:
             return
         element = self._element_of(iterable)
         parts = element.items if element.kind is Kind.SEQUENCE and element.items is not None else ()
-        self._note_used_after_the_loop([Value(Kind.SEQUENCE, element=part) for part in (element, *parts)])
+        self._note_items_used_after_the_loop((element, *parts))
+
+    def _note_items_used_after_the_loop(self, items: Iterable[Value | None]) -> None:
+        """Items of lists of per-step transfers, read after the loop that appended them."""
+        for item in items:
+            waiting = self.transfers_awaiting_use.get(item.transfer) if item is not None and (
+                item.transfer is not None) else None
+            # (in the module whose loop appended them: a list handed back to another module's code and used there
+            # is far from its loop, and its items seldom alike, as a stack would show)
+            if waiting is not None and waiting[2] == self.current_module and all(
+                    loop.node is not waiting[0] for loop in self.loops):
+                self._note_waiting_transfer(item.transfer, waiting)
 
     def _note_stacked(self, qualname: str | None, args: Args) -> None:
         """``torch.stack(frames)``/``torch.cat(frames)`` of a list that per-item transfers of unknown items were

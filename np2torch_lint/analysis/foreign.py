@@ -28,11 +28,12 @@ class ForeignMixin:
 
     def _readable(self, info: FunctionInfo, args: Args, receiver: Value | None = None) -> FunctionInfo | None:
         """Another module's function as this analysis can read its body with these arguments, or None: the call
-        passes nothing known and is not made on an object constructed here (its summary says as much), or its body
-        cannot be found (a function defined in a branch, a module that does not parse, an import cycle)."""
-        constructed_here = receiver is not None and isinstance(receiver.definition, ClassInfo) and (
-            receiver.definition.specializes is not None or self._filled_here(receiver.definition))
-        if info.origin is None or self.project is None or not (_passes_something_known(args) or constructed_here):
+        passes nothing known and is not made on an object constructed here or whose lists this analysis filled (its
+        summary says as much), or its body cannot be found (a function defined in a branch, a module that does not
+        parse, an import cycle)."""
+        if info.origin is None or self.project is None:
+            return None
+        if not (_passes_something_known(args) or self._known_object(receiver)):
             return None
         cached = self.readable_functions.get(info, _NOT_READ)
         if cached is not _NOT_READ:
@@ -44,6 +45,13 @@ class ForeignMixin:
             readable = self._function_from(node, info, self._foreign_scope(self.project.foreign_module(module_path)))
         self.readable_functions[info] = readable
         return readable
+
+    def _known_object(self, receiver: Value | None) -> bool:
+        """An object of another module's class that this analysis constructed, or whose lists it filled (through
+        its methods read with a call's arguments): its other methods are read on it, arguments or not."""
+        definition = receiver.definition if receiver is not None else None
+        return isinstance(definition, ClassInfo) and (
+            definition.specializes is not None or self._filled_here(definition))
 
     def _foreign_definition(self, info: FunctionInfo) -> cst.FunctionDef | None:
         """The ``def`` of another module's function in that module's own tree, or None where it cannot be found."""
