@@ -13,7 +13,7 @@ import re
 import sys
 import threading
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Callable, Iterator, TypeVar
 
 import libcst as cst
@@ -54,11 +54,20 @@ def could_have_findings(text: str, project: bool = False) -> bool:
     return any(marker in text for marker in _PROJECT_MARKERS)
 
 
-def parse(text: str) -> cst.Module:
+def parse(text: str, *, tabs_expanded: bool = False) -> cst.Module:
+    """The module of ``text``. With ``tabs_expanded``, code whose indentation mixes tabs and spaces in a way
+    Python accepts and LibCST's native parser does not (LibCST issue 829: a tab after spaces, or spaces after a
+    tab where the block's other lines use spaces) is parsed with each indentation's tabs expanded as Python
+    counts them, to the next multiple of 8: the module then prints that text, not ``text`` (only the start of
+    some lines differs, which ``positions.locate`` maps back). For reading only; the fixer, which writes the
+    module back, keeps the error."""
     _refuse_what_would_crash_the_parser(text)
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
+        if tabs_expanded and _TAB_IN_INDENTATION.search(text) and python_accepts(text):
+            with suppress(cst.ParserSyntaxError):
+                return cst.parse_module(_TAB_IN_INDENTATION.sub(_expanded, text))
         raise SourceError(_syntax_error_reason(text, error)) from None
     except (RecursionError, MemoryError) as error:  # pathological nesting or size
         raise SourceError(f"too deeply nested or too large to parse ({type(error).__name__})") from None
@@ -66,6 +75,15 @@ def parse(text: str) -> cst.Module:
         line, column = line_and_column(text, error.start)
         raise SourceError(f"a lone surrogate (\\u{ord(text[error.start]):04x}) at {line}:{column}, which Python "
                           "source cannot hold") from None
+
+
+#: the indentation of a line that holds a tab (a form feed resets Python's count of columns: such lines stay as
+#: they are)
+_TAB_IN_INDENTATION = re.compile(r"^[ ]*\t[ \t]*", re.M)
+
+
+def _expanded(indentation: re.Match[str]) -> str:
+    return indentation.group().expandtabs(8)
 
 
 def _syntax_error_reason(text: str, error: cst.ParserSyntaxError) -> str:
@@ -76,6 +94,9 @@ def _syntax_error_reason(text: str, error: cst.ParserSyntaxError) -> str:
         return f"{python_error.msg} at {python_error.lineno}:{python_error.offset}"
     except (ValueError, RecursionError, MemoryError):
         pass
+    if _TAB_IN_INDENTATION.search(text):
+        return ("LibCST cannot parse its indentation, which mixes tabs and spaces as Python allows: it is linted "
+                "with the tabs expanded, but cannot be fixed until they are replaced")
     message = " ".join(error.message.split())
     return f"LibCST cannot parse this: {message} at {error.raw_line}:{error.raw_column + 1}"
 

@@ -62,8 +62,9 @@ def locate(module: cst.Module, text: str, nodes: Collection[cst.CSTNode],
     module._codegen(state)
     lines = LineIndex(text)
     limit = len(text)  # a module without a final newline prints one and takes it back at the very end
-    # LibCST prints a line's indentation as its block's: where a form feed sits in it, the text differs
-    to_text = _PrintedToText(module.code, text) if "\f" in text else None
+    # LibCST prints a line's indentation as its block's: where a form feed sits in it, the text differs; so where
+    # the module was parsed with its indentation's tabs expanded (parsing.parse)
+    to_text = _PrintedToText(module.code, text) if "\f" in text or "\t" in text else None
     spans = {}
     for node in nodes:
         found = state.found.get(id(node))

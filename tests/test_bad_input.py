@@ -167,6 +167,42 @@ def test_syntax_this_python_lacks_but_libcst_parses_is_not_an_error(write, capsy
     assert lint(capsys, newer) == (0, "", [])
 
 
+# A tab then spaces where the block's other lines use spaces: Python counts the tab to column 8 and accepts it;
+# LibCST's native parser refuses it (LibCST issue 829)
+MIXED_TABS = ("import torch\n"
+              "def f(n):\n"
+              "    for t in range(n):\n"
+              "\t    w = torch.ones(3, requires_grad=True)\n"
+              "\t    y = w.numpy()\n"
+              "    return y\n")
+
+
+def test_indentation_mixing_tabs_and_spaces_that_python_accepts_is_linted_at_its_own_columns(write, capsys):
+    mixed = write("mixed.py", MIXED_TABS)
+    code, out, err = lint(capsys, mixed)
+    assert (code, err) == (1, [])
+    assert out.splitlines()[0] == f"{mixed}:5:10: NPT001 .numpy() on a tensor that may require grad raises " \
+                                  "RuntimeError: call .detach() first"
+
+
+def test_indentation_mixing_tabs_and_spaces_is_not_fixed_and_the_file_is_left_alone(write, capsys):
+    mixed, good = write("mixed.py", MIXED_TABS), write("good.py", GOOD)
+    code, _, err = lint(capsys, "--fix", "--unsafe-fixes", mixed, good)
+    assert code == 2
+    assert [line for line in err if "mixed.py" in line] == [
+        f"{mixed}: could not parse: LibCST cannot parse its indentation, which mixes tabs and spaces as "
+        "Python allows: it is linted with the tabs expanded, but cannot be fixed until they are replaced"]
+    assert mixed.read_text() == MIXED_TABS and good.read_text() != GOOD
+
+
+def test_tabs_in_a_string_stay_as_they_are_where_the_tabs_of_indentation_are_expanded():
+    text = MIXED_TABS + 's = """\n\tkept\n"""\n'
+    module = parsing.parse(text, tabs_expanded=True)
+    assert module.code.splitlines()[3] == " " * 12 + "w = torch.ones(3, requires_grad=True)"
+    with pytest.raises(parsing.SourceError):
+        parsing.parse(text)
+
+
 PYTHON_2 = 'import torch\nprint "loss", loss\n'
 
 

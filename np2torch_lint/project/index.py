@@ -369,7 +369,7 @@ class Project:
         kept = self._trees.get(path)
         if kept is not None and kept[0] == text:
             return kept[1]
-        tree = parse(text)
+        tree = parse(text, tabs_expanded=True)
         if path in self.linting and self.may_have_findings(path, text):  # it will be analysed
             self._trees[path] = (text, tree)
         return tree
