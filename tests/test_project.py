@@ -252,6 +252,22 @@ def test_items_another_modules_body_moved_count_there_when_this_module_stacks_th
     assert diagnostics[0].message.endswith("(through the call of moved at main.py:7)")
 
 
+
+def test_items_extended_into_a_list_count_where_another_modules_function_stacks_it(tmp_path: Path):
+    # sgrvinod's object-detection eval: each image's boxes moved one by one, extended into a list that
+    # utils.calculate_mAP concatenates
+    (tmp_path / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    (tmp_path / "metrics.py").write_text(
+        "import torch\n\n\ndef areas(boxes):\n    return torch.cat(boxes).prod(1)\n", encoding="utf-8")
+    (tmp_path / "evaluate.py").write_text(
+        "from metrics import areas\n\n\ndef evaluate(test_loader, device):\n    true_boxes = []\n"
+        "    for images, boxes in test_loader:\n        boxes = [b.to(device) for b in boxes]\n"
+        "        true_boxes.extend(boxes)\n    return areas(true_boxes)\n", encoding="utf-8")
+    diagnostics, errors = lint_paths([str(tmp_path)], load_settings(tmp_path / "pyproject.toml"))
+    assert errors == []
+    assert [(Path(d.filename).name, d.line, d.code) for d in diagnostics] == [("evaluate.py", 7, "NPT005")]
+    assert diagnostics[0].message.endswith("(through the call of areas at line 9)")
+
 LOSS_HISTORY = """import matplotlib.pyplot as plt
 import scipy.signal
 

@@ -401,6 +401,12 @@ class CallsMixin:
                         container.qualname is None):
                     # ``history[phase].append(error)``, ``weight[i].append(w)``: any of its lists may be the one
                     self.scope.names[name] = _each_list_grown(container, element)
+        elif method == "extend" and args.first is not None and isinstance(func.value, cst.Name):
+            # ``true_boxes.extend(boxes)`` of ``boxes = [b.to(device) for b in boxes]``: the list holds those items,
+            # and their transfers still wait for the list's stack after the loop
+            element = self._element_of(args.first)
+            if element.kind is not Kind.UNKNOWN or element.transfer is not None:
+                self.scope.names[func.value.value] = _grown(sequence, element.but(loop_item=None))
         if method in ("pop", "popleft", "__next__"):  # ``gen.__next__()`` is ``next(gen)``
             return self._element_of(sequence)
         return NONE if method in ADDING_METHODS else UNKNOWN
