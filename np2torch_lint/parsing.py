@@ -65,10 +65,10 @@ def parse(text: str, *, tabs_expanded: bool = False) -> cst.Module:
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        if tabs_expanded and _TAB_IN_INDENTATION.search(text) and python_accepts(text):
-            with suppress(cst.ParserSyntaxError):
-                return cst.parse_module(_TAB_IN_INDENTATION.sub(_expanded, text))
-        raise SourceError(_syntax_error_reason(text, error)) from None
+        expanded = _with_tabs_expanded(text) if _TAB_IN_INDENTATION.search(text) and python_accepts(text) else None
+        if expanded is not None and tabs_expanded:
+            return expanded
+        raise SourceError(_syntax_error_reason(text, error, refused_for_tabs=expanded is not None)) from None
     except (RecursionError, MemoryError) as error:  # pathological nesting or size
         raise SourceError(f"too deeply nested or too large to parse ({type(error).__name__})") from None
     except UnicodeEncodeError as error:  # a lone surrogate, from an editor's or a notebook's JSON
@@ -82,21 +82,24 @@ def parse(text: str, *, tabs_expanded: bool = False) -> cst.Module:
 _TAB_IN_INDENTATION = re.compile(r"^[ ]*\t[ \t]*", re.M)
 
 
-def _expanded(indentation: re.Match[str]) -> str:
-    return indentation.group().expandtabs(8)
+def _with_tabs_expanded(text: str) -> cst.Module | None:
+    with suppress(cst.ParserSyntaxError):
+        return cst.parse_module(_TAB_IN_INDENTATION.sub(lambda indentation: indentation.group().expandtabs(8), text))
+    return None
 
 
-def _syntax_error_reason(text: str, error: cst.ParserSyntaxError) -> str:
-    """Python's own words for a syntax error (clearer than LibCST's), or LibCST's when Python accepts the code."""
+def _syntax_error_reason(text: str, error: cst.ParserSyntaxError, refused_for_tabs: bool = False) -> str:
+    """Python's own words for a syntax error (clearer than LibCST's), or LibCST's when Python accepts the code;
+    ``refused_for_tabs``: LibCST parses it once its indentation's tabs are expanded, which only reading may do."""
+    if refused_for_tabs:
+        return ("LibCST cannot parse its indentation, which mixes tabs and spaces as Python allows: it is linted "
+                "with the tabs expanded, but cannot be fixed until they are replaced")
     try:
         _python_parse(text)
     except SyntaxError as python_error:
         return f"{python_error.msg} at {python_error.lineno}:{python_error.offset}"
     except (ValueError, RecursionError, MemoryError):
         pass
-    if _TAB_IN_INDENTATION.search(text):
-        return ("LibCST cannot parse its indentation, which mixes tabs and spaces as Python allows: it is linted "
-                "with the tabs expanded, but cannot be fixed until they are replaced")
     message = " ".join(error.message.split())
     return f"LibCST cannot parse this: {message} at {error.raw_line}:{error.raw_column + 1}"
 
