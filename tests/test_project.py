@@ -252,7 +252,6 @@ def test_items_another_modules_body_moved_count_there_when_this_module_stacks_th
     assert diagnostics[0].message.endswith("(through the call of moved at main.py:7)")
 
 
-
 def test_items_extended_into_a_list_count_where_another_modules_function_stacks_it(tmp_path: Path):
     # sgrvinod's object-detection eval: each image's boxes moved one by one, extended into a list that
     # utils.calculate_mAP concatenates
@@ -267,6 +266,7 @@ def test_items_extended_into_a_list_count_where_another_modules_function_stacks_
     assert errors == []
     assert [(Path(d.filename).name, d.line, d.code) for d in diagnostics] == [("evaluate.py", 7, "NPT005")]
     assert diagnostics[0].message.endswith("(through the call of areas at line 9)")
+
 
 LOSS_HISTORY = """import matplotlib.pyplot as plt
 import scipy.signal
