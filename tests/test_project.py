@@ -31,6 +31,19 @@ def lint_in_project(root: Path, relative: str) -> list:
     return lint_text(read_source(str(path)).text, str(path), context=context)
 
 
+def lint_written(root: Path, files: dict[str, str]) -> list:
+    """Write ``files`` (path relative to ``root`` -> text) and a ``pyproject.toml`` under ``root``, lint the folder
+    as a project and give its diagnostics; no file may fail to be read."""
+    (root / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    diagnostics, errors = lint_paths([str(root)], load_settings(root / "pyproject.toml"))
+    assert errors == []
+    return diagnostics
+
+
 @pytest.mark.parametrize(("project", "relative"), CASES)
 def test_findings_that_need_other_modules_match_the_expectations(project: str, relative: str):
     root = PROJECTS / project
@@ -215,39 +228,33 @@ def test_a_folder_of_scripts_imports_its_own_siblings_before_the_projects_roots(
 def test_classes_imported_on_branches_reach_another_modules_function_as_choices(tmp_path: Path):
     # EVCF: ``from models.baseline import VAE`` on one branch, ``from models.vamp import VAE`` on another, the model
     # moved in place under a flag and handed to an experiment in another module
-    (tmp_path / "models").mkdir()
-    (tmp_path / "models" / "__init__.py").write_text("", encoding="utf-8")
-    (tmp_path / "models" / "baseline.py").write_text(
-        "from torch import nn\n\n\nclass VAE(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-        "        self.decoder = nn.Linear(2, 2)\n\n    def reconstruct(self, x):\n"
-        "        return self.decoder(x)\n", encoding="utf-8")
-    (tmp_path / "models" / "vamp.py").write_text(
-        "from models.baseline import VAE as Base\n\n\nclass VAE(Base):\n    pass\n", encoding="utf-8")
-    (tmp_path / "evaluation.py").write_text(
-        "import numpy as np\nimport torch\n\n\ndef evaluate(model, x):\n    with torch.no_grad():\n"
-        "        return np.array(model.reconstruct(x))\n", encoding="utf-8")
-    (tmp_path / "experiment.py").write_text(
-        "import torch\n\n\ndef run(name, cuda):\n    if name == 'baseline':\n"
-        "        from models.baseline import VAE\n    else:\n        from models.vamp import VAE\n"
-        "    model = VAE()\n    if cuda:\n        model.cuda()\n    from evaluation import evaluate\n"
-        "    return evaluate(model, torch.ones(2))\n", encoding="utf-8")
-    (tmp_path / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
-    diagnostics, errors = lint_paths([str(tmp_path)], load_settings(tmp_path / "pyproject.toml"))
-    assert errors == []
+    diagnostics = lint_written(tmp_path, {
+        "models/__init__.py": "",
+        "models/baseline.py":
+            "from torch import nn\n\n\nclass VAE(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.decoder = nn.Linear(2, 2)\n\n    def reconstruct(self, x):\n"
+            "        return self.decoder(x)\n",
+        "models/vamp.py": "from models.baseline import VAE as Base\n\n\nclass VAE(Base):\n    pass\n",
+        "evaluation.py":
+            "import numpy as np\nimport torch\n\n\ndef evaluate(model, x):\n    with torch.no_grad():\n"
+            "        return np.array(model.reconstruct(x))\n",
+        "experiment.py":
+            "import torch\n\n\ndef run(name, cuda):\n    if name == 'baseline':\n"
+            "        from models.baseline import VAE\n    else:\n        from models.vamp import VAE\n"
+            "    model = VAE()\n    if cuda:\n        model.cuda()\n    from evaluation import evaluate\n"
+            "    return evaluate(model, torch.ones(2))\n",
+    })
     assert [(Path(d.filename).name, d.line, d.code) for d in diagnostics] == [("evaluation.py", 7, "NPT002")]
 
 
 def test_items_another_modules_body_moved_count_there_when_this_module_stacks_them(tmp_path: Path):
     # the body of ``moved`` read for this call moves each item and leaves the list waiting for a stack; the stack is
     # here, the transfer is there: reported in buffer.py, through this call (it once ended the run with a KeyError)
-    (tmp_path / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
-    (tmp_path / "buffer.py").write_text(
-        "def moved(items, device):\n    return [item.to(device) for item in items]\n", encoding="utf-8")
-    (tmp_path / "main.py").write_text(
-        "import torch\n\nfrom buffer import moved\n\n\ndef batch(frames):\n"
-        "    return torch.stack(moved(frames, 'cuda'))\n", encoding="utf-8")
-    diagnostics, errors = lint_paths([str(tmp_path)], load_settings(tmp_path / "pyproject.toml"))
-    assert errors == []
+    diagnostics = lint_written(tmp_path, {
+        "buffer.py": "def moved(items, device):\n    return [item.to(device) for item in items]\n",
+        "main.py": "import torch\n\nfrom buffer import moved\n\n\ndef batch(frames):\n"
+                   "    return torch.stack(moved(frames, 'cuda'))\n",
+    })
     assert [(Path(d.filename).name, d.line, d.code) for d in diagnostics] == [("buffer.py", 2, "NPT005")]
     assert diagnostics[0].message.endswith("(through the call of moved at main.py:7)")
 
@@ -255,15 +262,12 @@ def test_items_another_modules_body_moved_count_there_when_this_module_stacks_th
 def test_items_extended_into_a_list_count_where_another_modules_function_stacks_it(tmp_path: Path):
     # sgrvinod's object-detection eval: each image's boxes moved one by one, extended into a list that
     # utils.calculate_mAP concatenates
-    (tmp_path / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
-    (tmp_path / "metrics.py").write_text(
-        "import torch\n\n\ndef areas(boxes):\n    return torch.cat(boxes).prod(1)\n", encoding="utf-8")
-    (tmp_path / "evaluate.py").write_text(
-        "from metrics import areas\n\n\ndef evaluate(test_loader, device):\n    true_boxes = []\n"
-        "    for images, boxes in test_loader:\n        boxes = [b.to(device) for b in boxes]\n"
-        "        true_boxes.extend(boxes)\n    return areas(true_boxes)\n", encoding="utf-8")
-    diagnostics, errors = lint_paths([str(tmp_path)], load_settings(tmp_path / "pyproject.toml"))
-    assert errors == []
+    diagnostics = lint_written(tmp_path, {
+        "metrics.py": "import torch\n\n\ndef areas(boxes):\n    return torch.cat(boxes).prod(1)\n",
+        "evaluate.py": "from metrics import areas\n\n\ndef evaluate(test_loader, device):\n    true_boxes = []\n"
+                       "    for images, boxes in test_loader:\n        boxes = [b.to(device) for b in boxes]\n"
+                       "        true_boxes.extend(boxes)\n    return areas(true_boxes)\n",
+    })
     assert [(Path(d.filename).name, d.line, d.code) for d in diagnostics] == [("evaluate.py", 7, "NPT005")]
     assert diagnostics[0].message.endswith("(through the call of areas at line 9)")
 
@@ -291,14 +295,12 @@ class LossHistory:
 def test_a_list_another_modules_class_keeps_holds_what_this_modules_calls_put_into_it(tmp_path: Path, passed: str):
     # yolact's LossHistory: the epoch's loss tensor appended, then the whole curve plotted (and smoothed) from the
     # list, in the callbacks module; the tensor comes from the training module. A Python number plots fine.
-    (tmp_path / "pyproject.toml").write_text("[tool.np2torch-lint]\n", encoding="utf-8")
-    (tmp_path / "callbacks.py").write_text(LOSS_HISTORY, encoding="utf-8")
-    (tmp_path / "train.py").write_text(
-        "import torch\n\nfrom callbacks import LossHistory\n\nhistory = LossHistory('logs/')\n"
-        "model = torch.nn.Linear(2, 1).cuda()\nloss = model(torch.ones(2).cuda()).sum()\n"
-        f"history.append_loss({passed})\n", encoding="utf-8")
-    diagnostics, errors = lint_paths([str(tmp_path)], load_settings(tmp_path / "pyproject.toml"))
-    assert errors == []
+    diagnostics = lint_written(tmp_path, {
+        "callbacks.py": LOSS_HISTORY,
+        "train.py": "import torch\n\nfrom callbacks import LossHistory\n\nhistory = LossHistory('logs/')\n"
+                    "model = torch.nn.Linear(2, 1).cuda()\nloss = model(torch.ones(2).cuda()).sum()\n"
+                    f"history.append_loss({passed})\n",
+    })
     found = [(Path(d.filename).name, d.line, d.code) for d in diagnostics]
     if passed == "loss":
         assert found == [("callbacks.py", line, code) for line in (15, 16) for code in ("NPT001", "NPT002")]
