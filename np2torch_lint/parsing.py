@@ -65,7 +65,7 @@ def parse(text: str, *, tabs_expanded: bool = False) -> cst.Module:
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        expanded = _with_tabs_expanded(text) if _TAB_IN_INDENTATION.search(text) and python_accepts(text) else None
+        expanded = _with_tabs_expanded(text) if indentation_has_tabs(text) and python_accepts(text) else None
         if expanded is not None and tabs_expanded:
             return expanded
         raise SourceError(_syntax_error_reason(text, error, refused_for_tabs=expanded is not None)) from None
@@ -80,6 +80,12 @@ def parse(text: str, *, tabs_expanded: bool = False) -> cst.Module:
 #: the indentation of a line that holds a tab (a form feed resets Python's count of columns: such lines stay as
 #: they are)
 _TAB_IN_INDENTATION = re.compile(r"^[ ]*\t[ \t]*", re.M)
+
+
+def indentation_has_tabs(text: str) -> bool:
+    """Whether a line's indentation holds a tab: only then may ``parse`` have expanded some (a tab elsewhere, in a
+    string or between tokens, is kept)."""
+    return "\t" in text and _TAB_IN_INDENTATION.search(text) is not None
 
 
 def _with_tabs_expanded(text: str) -> cst.Module | None:

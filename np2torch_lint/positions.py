@@ -18,6 +18,8 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
+from .parsing import indentation_has_tabs
+
 _NEWLINE = re.compile(r"\r\n?|\n")  # LibCST's own idea of a line break
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
@@ -64,7 +66,7 @@ def locate(module: cst.Module, text: str, nodes: Collection[cst.CSTNode],
     limit = len(text)  # a module without a final newline prints one and takes it back at the very end
     # LibCST prints a line's indentation as its block's: where a form feed sits in it, the text differs; so where
     # the module was parsed with its indentation's tabs expanded (parsing.parse)
-    to_text = _PrintedToText(module.code, text) if "\f" in text or "\t" in text else None
+    to_text = _PrintedToText(module.code, text) if "\f" in text or indentation_has_tabs(text) else None
     spans = {}
     for node in nodes:
         found = state.found.get(id(node))
