@@ -145,8 +145,6 @@ def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None
     project = context.project if context is not None else None
     if project is not None:
         parsed = project.parsed_before_its_turn(filename, text)
-        if parsed is not None and for_fixing and "\t" in text and parsed.code != text:
-            parsed = None  # read with its tabs expanded (parsing.parse): parsed again below, to refuse it
         module = parsed if parsed is not None else module
     if module is None:
         module = parse(text, tabs_expanded=not for_fixing)

@@ -195,6 +195,16 @@ def test_indentation_mixing_tabs_and_spaces_is_not_fixed_and_the_file_is_left_al
     assert mixed.read_text() == MIXED_TABS and good.read_text() != GOOD
 
 
+def test_indentation_mixing_tabs_and_spaces_is_not_fixed_where_an_importer_parsed_it_first(write, capsys):
+    # in a project the importer's turn parses the module first, with its tabs expanded, and keeps the tree
+    write("pyproject.toml", "[tool.np2torch-lint]\n")
+    good = write("good.py", "from mixed import f\n" + GOOD)
+    mixed = write("mixed.py", MIXED_TABS)
+    code, _, err = lint(capsys, "--fix", "--unsafe-fixes", good.parent)
+    assert code == 2 and any("mixed.py: could not parse: LibCST cannot parse its indentation" in line for line in err)
+    assert mixed.read_text() == MIXED_TABS and good.read_text() != "from mixed import f\n" + GOOD
+
+
 def test_tabs_in_a_string_stay_as_they_are_where_the_tabs_of_indentation_are_expanded():
     text = MIXED_TABS + 's = """\n\tkept\n"""\n'
     module = parsing.parse(text, tabs_expanded=True)
