@@ -298,6 +298,10 @@ class ExpressionsMixin:
             # so NumPy's float64 meets float64, not float32 weights
             self.facts.dtypes_may_be_decided(tensors)
             float64_origins = frozenset()
+        loop_item = next((v.loop_item for v in operands if v.loop_item is not None), None)
+        # (a transfer made of another loop's item stays with that loop: ``ht = zt * ht`` in a loop over time steps,
+        # ``ht`` moved once per layer by the loop around it, is not a transfer per time step)
+        moved = first if first.loop_item == loop_item else UNKNOWN
         return Value(
             Kind.TENSOR,
             dtype=dtypes.pop() if len(dtypes) == 1 else None,
@@ -305,10 +309,10 @@ class ExpressionsMixin:
             on_accelerator=either_all(v.on_accelerator for v in tensors),
             device_test=device_test_of(tensors),
             float64_origins=float64_origins,
-            loop_item=next((v.loop_item for v in operands if v.loop_item is not None), None),
-            transfer=first.transfer,
-            transfer_needs_stack=first.transfer_needs_stack,
-            transfer_per_step=first.transfer_per_step,
+            loop_item=loop_item,
+            transfer=moved.transfer,
+            transfer_needs_stack=moved.transfer_needs_stack,
+            transfer_per_step=moved.transfer_per_step,
             parameter=next((v.parameter for v in operands if v.parameter is not None), None),
             moves_parameter=first.moves_parameter,
             pending_copy=next((v.pending_copy for v in tensors if v.pending_copy is not None), None),
