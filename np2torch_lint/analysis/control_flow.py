@@ -11,9 +11,9 @@ import libcst as cst
 from . import known_apis as api
 from .arguments import Args
 from .facts import CallSite, CollectedTransfer
-from .scope import Scope
-from .syntax import (bool_literal_node, children_of, dotted_name, ends_abruptly, int_literal, is_copy_flag_test,
-                     parameters_frozen_by, pattern_names, reads_before_binding, runs_over_its_keys)
+from .scope import ASSERTED, Scope
+from .syntax import (asserted_flags, bool_literal_node, children_of, dotted_name, ends_abruptly, int_literal,
+                     is_copy_flag_test, parameters_frozen_by, pattern_names, reads_before_binding, runs_over_its_keys)
 from .values import UNKNOWN, Kind, Value, bool_literal, has_a_device_fact, held_by_module, join, join_all
 
 #: what ``_grad_mode_of`` returns for something that does not set autograd's mode
@@ -205,6 +205,9 @@ class ControlFlowMixin:
         if node.msg is not None:
             self.eval(node.msg)
         self.scope.names.update(self._narrowing(node.test)[0])
+        for flag, holds in asserted_flags(node.test):
+            # ``assert not config.deep_fusion``: a later ``if config.deep_fusion:`` of this function cannot run
+            self.scope.names[ASSERTED + flag] = Value(Kind.NUMBER, dtype="bool", literal=str(holds))
 
     def _narrowing(self, test: cst.BaseExpression) -> tuple[dict[str, Value], dict[str, Value]]:
         """What ``test`` being true, and being false, says of names: ``isinstance(x, np.ndarray)``,
@@ -261,6 +264,10 @@ class ControlFlowMixin:
             return on_cpu[1] if tested is not None and tested.kind is Kind.TENSOR and (
                 tested.on_accelerator is False) else None
         if isinstance(test, (cst.Name, cst.Attribute)):
+            flag = dotted_name(test) if isinstance(test, cst.Attribute) else None
+            asserted = self.scope.get(ASSERTED + flag) if flag is not None else None
+            if bool_literal(asserted) is not None:
+                return bool_literal(asserted)
             # ``if return_vis:`` where the caller passed ``return_vis=False``; ``if mask:`` of None on every path
             value = self.eval_quietly(test)
             return False if value.kind is Kind.NONE else bool_literal(value)

@@ -10,6 +10,11 @@ from __future__ import annotations
 from .values import UNKNOWN, Value, join_all
 
 
+#: The key prefix under which a scope keeps what an ``assert`` said of a flag (``assert not config.deep_fusion``):
+#: no Python name holds a colon.
+ASSERTED = "assert:"
+
+
 class Scope:
     """Names bound in one function or module body; reads fall back to the enclosing scope.
 
@@ -75,6 +80,9 @@ class Scope:
             first = values[0]
             if first is not None and all(value is first for value in values):
                 names[key] = first  # the usual case: no branch rebound it
+                continue
+            if key.startswith(ASSERTED) and None in values:
+                names[key] = UNKNOWN  # asserted on some paths only: not known where they meet
                 continue
             # a branch where the name is unbound cannot reach a later use of it: only the others count
             found = [value if value is not None else b.lookup(key) for value, b in zip(values, branches)]

@@ -341,3 +341,18 @@ def moves_a_parameter(function: cst.FunctionDef, parameters: list[str], moves: f
             moved.add(loop.target.value)
     return bool(m.findall(function, m.Call(func=m.Attribute(
         value=m.Name(value=m.MatchIfTrue(moved.__contains__)), attr=m.Name(value=m.MatchIfTrue(moves.__contains__))))))
+
+
+def asserted_flags(test: cst.BaseExpression) -> Iterator[tuple[str, bool]]:
+    """The attribute flags an ``assert`` holds true or false after it: ``assert not config.deep_fusion and n == 1``
+    gives ``("config.deep_fusion", False)``. Plain names are left out: a function rebinds its names far more often
+    than a configuration's attributes."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        yield from asserted_flags(test.left)
+        yield from asserted_flags(test.right)
+        return
+    holds = True
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, holds = test.expression, False
+    if isinstance(test, cst.Attribute) and (flag := dotted_name(test)) is not None:
+        yield flag, holds
