@@ -794,6 +794,11 @@ def under_device_test(joined: Value, when_true: Value | None, when_false: Value 
     (``has_cuda_tensors = True`` beside the copy) is that test, where a later ``if`` reads it."""
     if joined.device_test is not None:
         return joined
+    parts = _paired_items(joined, when_true, when_false)
+    if parts is not None:
+        # ``eva, evc = (eva, evc) if not use_cuda else (torch.from_numpy(eva).cuda(), ...)``: each item, as a name
+        items = tuple(under_device_test(*part, key, positive) for part in parts)
+        return joined.but(items=items) if any(new is not part[0] for new, part in zip(items, parts)) else joined
     flags = (bool_literal(when_true), bool_literal(when_false))
     if flags in ((True, False), (False, True)):
         holds = positive == flags[0]
@@ -804,6 +809,17 @@ def under_device_test(joined: Value, when_true: Value | None, when_false: Value 
         return joined
     holds = positive == true_has  # the branch with the device fact is the one where the key is true
     return joined.but(device_test=key if holds else f"not:{key}")
+
+
+def _paired_items(joined: Value, when_true: Value | None, when_false: Value | None,
+                  ) -> list[tuple[Value, Value, Value]] | None:
+    """The items of a tuple joined from two tuples of its length, each with the two it was joined from."""
+    if joined.kind is not Kind.SEQUENCE or joined.items is None or when_true is None or when_false is None:
+        return None
+    if when_true.items is None or when_false.items is None or not (
+            len(joined.items) == len(when_true.items) == len(when_false.items)):
+        return None
+    return list(zip(joined.items, when_true.items, when_false.items))
 
 
 def _has_device_fact(value: Value) -> bool:
