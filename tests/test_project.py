@@ -94,6 +94,22 @@ def test_a_default_dtype_holds_in_the_programs_that_set_it_not_in_other_entry_sc
     assert [d.code for d in lint_in_project(tmp_path, "serve.py")] == ["NPT004"]
 
 
+def test_a_default_set_by_a_package_init_holds_where_only_a_submodule_is_imported(tmp_path: Path):
+    # neurodiffeq's __init__ calls its own helper that sets float64: importing a submodule runs the __init__ first
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "__init__.py").write_text("from .utils import set_bits\nset_bits(64)\n")
+    (tmp_path / "lib" / "utils.py").write_text("import torch\n\n\ndef set_bits(bits):\n"
+                                               "    torch.set_default_dtype(torch.float64)\n")
+    (tmp_path / "lib" / "basis.py").write_text("import torch\n")
+    test = "import numpy as np\nimport torch\nimport lib.basis\nx = torch.from_numpy(np.ones(3))\n"
+    (tmp_path / "test_basis.py").write_text(test)
+    (tmp_path / "serve.py").write_text("import numpy as np\nimport torch\nx = torch.from_numpy(np.ones(3))\n")
+    facts = Project.at(tmp_path).facts()
+    assert facts.default_dtype_changed_for("test_basis.py") == ("lib/utils.py",)
+    assert [d.code for d in lint_in_project(tmp_path, "test_basis.py")] == []
+    assert [d.code for d in lint_in_project(tmp_path, "serve.py")] == ["NPT004"]
+
+
 def test_modules_resolve_through_relative_imports_source_roots_and_the_script_folder():
     project = Project.at(PROJECTS / "srclayout")
     files = project.files

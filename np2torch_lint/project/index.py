@@ -435,13 +435,30 @@ class Project:
     def _programs_with(self, setters: list[Path]) -> dict[Path, list[Path]]:
         """Module -> the setters among ``setters`` that can run in one program with it: some module of the
         project imports both, directly or not (a module counts as importing itself)."""
-        importers = self._importers()
+        self._importers()  # (every file explored)
+        # importing ``pkg.sub`` runs ``pkg/__init__.py`` first: an ``__init__`` that sets the default at import
+        # (neurodiffeq's) sets it for its importers' importers, which name only its submodules
+        graph = {path: [*targets, *(init for target in targets for init in self._package_inits(target))]
+                 for path, targets in self._graph.items()}
+        importers: dict[Path, list[Path]] = {}
+        for path, targets in graph.items():
+            for target in targets:
+                importers.setdefault(target, []).append(path)
         reaches: dict[Path, list[Path]] = {}
         for setter in setters:
             programs = _reachable(setter, importers)  # the modules whose imports reach the setter
-            for module in _reachable_from(programs, self._graph):
+            for module in _reachable_from(programs, graph):
                 reaches.setdefault(module, []).append(setter)
         return reaches
+
+    def _package_inits(self, path: Path) -> list[Path]:
+        """The ``__init__`` files of the packages a module sits in, which run before it when it is imported."""
+        found = self.files.module_of(path)
+        if found is None:
+            return []
+        parts = found[0].split(".")  # (a package's own name is its last part, as a module's is)
+        prefixes = (".".join(parts[:end]) for end in range(1, len(parts)))
+        return [init for prefix in prefixes if (init := self.files.path_of(prefix)) is not None and init != path]
 
     def _changes_default_dtype(self, path: Path, read: tuple[str, str]) -> bool:
         if self.cache is not None:
