@@ -225,19 +225,23 @@ class ExpressionsMixin:
         return sequence(tuple(items), join_all(items))
 
     def _dict(self, node: cst.Dict) -> Value:
-        """A dict display: its items by key where every key is a string literal (``{"loss": loss, **extra}``)."""
+        """A dict display: its items by key where every key is a string literal (``{"loss": loss, **extra}``). After
+        a spread of unknown keys (``{**batch, **outputs}``) the keys set later are known, and any other key holds
+        what the dict was given before them."""
         keys: list[str] | None = []
         items: list[Value] = []
         values: list[Value] = []
+        before_known: list[Value] | None = None  # once a spread of unknown keys: what any other key may hold
         for element in node.elements:
             if isinstance(element, cst.StarredDictElement):
                 spread = self.eval(element.value)
-                if spread.kind is Kind.MAPPING and spread.keys is not None and spread.items is not None and (
-                        keys is not None):
+                known = spread.kind is Kind.MAPPING and spread.keys is not None and spread.items is not None
+                if keys is not None and (spread.open_ended or not known):
+                    before_known = [*values, *([spread.element] if spread.element is not None else [])]
+                    keys, items = [], []
+                if known and keys is not None:
                     for key, item in zip(spread.keys, spread.items):
                         keys, items = _set_item(keys, items, key, item)
-                else:
-                    keys = None
                 if spread.kind is Kind.MAPPING and spread.element is not None:
                     values.append(spread.element)
                 continue
@@ -251,6 +255,8 @@ class ExpressionsMixin:
                 keys, items = _set_item(keys, items, key, value)
         if keys is None:
             return Value(Kind.MAPPING, element=join_all(values))
+        if before_known is not None:
+            return sequence(tuple(items), join_all(before_known), tuple(keys), Kind.MAPPING).but(open_ended=True)
         return sequence(tuple(items), join_all(items), tuple(keys), Kind.MAPPING)
 
     def _named_expr(self, node: cst.NamedExpr) -> Value:
