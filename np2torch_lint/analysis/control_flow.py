@@ -256,6 +256,13 @@ class ControlFlowMixin:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             inner = self.test_outcome(test.expression)
             return None if inner is None else not inner
+        if isinstance(test, cst.BooleanOperation):
+            # ``gpu and torch.cuda.is_available()`` where the caller passed ``gpu=False``: one side decides
+            deciding = isinstance(test.operator, cst.Or)  # the outcome of a side that decides the whole test
+            sides = (self.test_outcome(test.left), self.test_outcome(test.right))
+            if deciding in sides:
+                return deciding
+            return None if None in sides else not deciding
         on_cpu = _tested_on_cpu(test)
         if on_cpu is not None:
             # ``if x.is_cuda: iden = iden.cuda()`` of a tensor known to be on the host (made there, or the output
