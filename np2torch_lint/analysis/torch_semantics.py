@@ -42,6 +42,10 @@ class TorchMixin:
         dtype_value = args.keywords.get("dtype")
         if qualname == "torch.as_tensor" and dtype_value is None and len(args.positional) > 1:
             dtype_value = args.positional[1]
+        if dtype_value is None and DOUBLE_STARRED in args.keywords:
+            # ``torch.tensor(a, **ctx)``: the dict's ``dtype``, where its keys are known; else it may give one
+            spread = args.spread().keywords
+            dtype_value = spread.get("dtype", UNKNOWN if DOUBLE_STARRED in spread else None)
         dtype = None if dtype_value is None else (self._dtype_of_value(dtype_value) or "?")
         device = args.keywords.get("device")
         if qualname == "torch.as_tensor" and device is None and len(args.positional) > 2:
