@@ -425,6 +425,28 @@ class ControlFlowMixin:
         if node.orelse is not None:
             self._suite(node.orelse.body)
 
+    def _loop_exit(self, node: cst.Continue | cst.Break) -> None:
+        """``continue``/``break``: what this path rebound reaches the loop's next iteration or the code after it,
+        as the end of the body does (``losses.append(torch.tensor(0).cuda())`` then ``continue``)."""
+        if self.loop_exits:
+            start, exits = self.loop_exits[-1]
+            scope = self.scope
+            exits.append({key: value for key in start.rebound_in(scope) if (value := scope.lookup(key)) is not None})
+
+    def _read_loop_body(self, body: Callable[[], None], scope: Scope) -> None:
+        """One read of a loop body from ``scope``, which ends as the join of the body's end and of the paths that
+        left it by ``continue`` or ``break``."""
+        exits: list[dict[str, Value]] = []
+        self.loop_exits.append((scope, exits))
+        try:
+            body()
+        finally:
+            self.loop_exits.pop()
+        for rebound in exits:
+            for key, value in rebound.items():
+                current = scope.lookup(key)
+                scope.names[key] = value if current is None else join(current, value)
+
     def _loop(self, node: cst.For | cst.While, body: Callable[[], None]) -> None:
         """Run a loop body that may run zero or more times.
 
@@ -453,7 +475,7 @@ class ControlFlowMixin:
             first_pass = before.copy()
             self.scope = first_pass
             try:
-                body()
+                self._read_loop_body(body, first_pass)
             finally:
                 self.facts, self.silent, self.scope = saved_facts, saved_silent, before
                 if recording_call:
@@ -468,7 +490,7 @@ class ControlFlowMixin:
         body_scope = before.copy()
         self.scope = body_scope
         try:
-            body()
+            self._read_loop_body(body, body_scope)
         finally:
             self.scope = before
         before.join_from(before.copy(), body_scope)

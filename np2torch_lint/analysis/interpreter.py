@@ -58,6 +58,9 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.scope = Scope()
         self.grad_enabled: bool | None = True
         self.loops: list[Loop] = []
+        #: for each loop body being read, innermost last: the scope it started from, and what each ``continue`` or
+        #: ``break`` left rebound since (``control_flow._loop`` joins it where the body ends)
+        self.loop_exits: list[tuple[Scope, list[dict[str, Value]]]] = []
         self.copy_tests = 0  # how many enclosing ``if`` tests mention ``copy``
         #: the statement just read cannot complete (an ``if`` whose every branch that can run returns or raises)
         self.rest_unreachable = False
@@ -144,6 +147,8 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
             cst.Match: self._match,
             cst.Return: self._return,
             cst.Assert: self._assert,
+            cst.Continue: self._loop_exit,
+            cst.Break: self._loop_exit,
         }
         if hasattr(cst, "TryStar"):
             self._statement_handlers[cst.TryStar] = self._try

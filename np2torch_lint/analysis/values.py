@@ -428,7 +428,12 @@ def _joined_transfer(a: Value, b: Value) -> dict[str, object]:
     if a.transfer is b.transfer:
         return {"transfer": a.transfer, "transfer_needs_stack": a.transfer_needs_stack or b.transfer_needs_stack,
                 "transfer_per_step": a.transfer_per_step and b.transfer_per_step}
-    moved = a if b.transfer is None else b if a.transfer is None else None
+    # (two paths moved it by different calls, ``losses.append(torch.tensor(0).cuda())`` in two branches: it may have
+    # been moved by either, and one of them is kept, as a value holds one transfer)
+    if a.transfer is not None and b.transfer is not None:
+        moved = a if a.loop_item == b.loop_item else None
+    else:
+        moved = a if b.transfer is None else b
     if moved is None or _joined_loop_item(a, b) != moved.loop_item:
         return {"transfer": None, "transfer_needs_stack": a.transfer_needs_stack or b.transfer_needs_stack}
     return {"transfer": moved.transfer, "transfer_needs_stack": moved.transfer_needs_stack,
