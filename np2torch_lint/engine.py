@@ -6,6 +6,8 @@ Positions are computed only for files that have findings, and only for the nodes
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass, field
 from typing import Collection, Mapping
 
@@ -13,7 +15,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from .diagnostics import Diagnostic, Finding
-from .files import SourceError
+from .files import SourceError, is_test_module
 from .fixes import FixStyle
 from .lint_context import LintContext
 from .analysis import Facts, analyze
@@ -35,11 +37,15 @@ def findings_for(module: cst.Module, codes: Collection[str] | None = None,
     if project is not None and filename is not None:
         # the project facts first: working them out may analyse this file (kept for its turn), and reads every
         # file's text (so that its summary, remembered with its analysis, can be cached)
-        changed_in = project.facts().default_dtype_changed_for(project.relative(filename))
+        relative = project.relative(filename)
+        changed_in = project.facts().default_dtype_changed_for(relative)
         facts, link = project.analysis_for_its_turn(filename, module)
         facts.default_dtype_changed_in = changed_in
+        facts.in_test_module = is_test_module(relative)
     else:
         facts = analyze(module, context.models if context is not None else None)
+        # (no project to place it in: its name alone, as folders above it may be anyone's)
+        facts.in_test_module = filename is not None and is_test_module(os.path.basename(filename))
     return rule_findings(facts, codes, style), facts, link
 
 
@@ -152,6 +158,8 @@ def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None
     dependencies = dict(link.dependencies) if link is not None else {}
     if link is not None:
         link.project.keep_linted_tree(filename, text, module)  # for the callers linted later (foreign.py)
+    for path, found in facts.foreign.items():  # (another module of the project, whose bodies this one's calls read)
+        found.in_test_module = link is not None and is_test_module(link.project.relative(path))
     foreign = {path: rule_findings(found, codes, style) for path, found in facts.foreign.items()}
     foreign = {path: found for path, found in foreign.items() if found}
     if not findings and not foreign:

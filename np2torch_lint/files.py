@@ -50,6 +50,19 @@ def is_notebook(path: str) -> bool:
     return path.endswith(NOTEBOOK_SUFFIX)
 
 
+_TEST_FOLDERS = frozenset({"test", "tests", "testing"})
+
+
+def is_test_module(path: str) -> bool:
+    """Whether a module is a test by pytest's and unittest's conventions: ``test_*.py``, ``*_test.py``,
+    ``conftest.py``, or any module under a ``test``/``tests``/``testing`` folder (of the path as given: relative to
+    the project where there is one)."""
+    parts = Path(path).parts
+    name = parts[-1] if parts else ""
+    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+            or any(part in _TEST_FOLDERS for part in parts[:-1]))
+
+
 def decode_source(data: bytes) -> Source:
     """Decode Python source as the interpreter would: BOM, PEP 263 coding cookie, else UTF-8."""
     if b"\0" in data:

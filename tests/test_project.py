@@ -110,6 +110,16 @@ def test_a_default_set_by_a_package_init_holds_where_only_a_submodule_is_importe
     assert [d.code for d in lint_in_project(tmp_path, "serve.py")] == ["NPT004"]
 
 
+def test_float64_in_a_test_module_is_not_reported(tmp_path: Path):
+    # metric tests give torch NumPy's float64 on purpose and compare the result with NumPy's or sklearn's
+    converts = "import numpy as np\nimport torch\nx = torch.from_numpy(np.random.rand(3))\n"
+    found = lint_written(tmp_path, {name: converts for name in (
+        "tests/metrics.py", "test_loss.py", "loss_test.py", "conftest.py", "src/testing/cases.py", "model.py",
+        "contest.py", "src/latest/model.py")})
+    assert sorted(Path(d.filename).relative_to(tmp_path).as_posix() for d in found if d.code == "NPT004") == [
+        "contest.py", "model.py", "src/latest/model.py"]
+
+
 def test_modules_resolve_through_relative_imports_source_roots_and_the_script_folder():
     project = Project.at(PROJECTS / "srclayout")
     files = project.files

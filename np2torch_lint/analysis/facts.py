@@ -124,6 +124,8 @@ class Facts:
     sets_default_dtype: bool = False
     #: modules of the project (relative paths) that change torch's default dtype or tensor type, this one too
     default_dtype_changed_in: tuple[str, ...] = ()
+    #: the module is a test (``files.is_test_module``): float64 there is nearly always a reference on purpose
+    in_test_module: bool = False
     #: the names the module binds to ``torch`` and ``numpy`` (``{"numpy": "np"}``), for fixes to write.
     module_names: dict[str, str] = field(default_factory=dict)
     #: what reading other modules' function bodies with this module's arguments found there: module -> its facts
