@@ -38,7 +38,7 @@ from .models import Models, builtin_models
 from .scope import Scope
 from .statements import StatementsMixin
 from .summaries import SummariesMixin
-from .syntax import child_fields
+from .syntax import child_fields, exits
 from .torch_semantics import TorchMixin
 from .values import UNKNOWN, Kind, Value, member
 
@@ -223,7 +223,8 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
                 self._walk_children(statement)
             else:
                 handler(statement)
-            if self.rest_unreachable:  # an ``if`` none of whose branches reaches its end
+            # an ``if`` none of whose branches reaches its end, or a ``return``, ``raise``, ``break`` or ``continue``
+            if self.rest_unreachable or exits(statement):
                 self.rest_unreachable = False
                 rest = list(remaining)
                 if rest:

@@ -189,6 +189,12 @@ def ends_abruptly(suite: cst.BaseSuite) -> bool:
 _EXITS = (cst.Return, cst.Raise, cst.Break, cst.Continue)
 
 
+def exits(statement: cst.CSTNode) -> bool:
+    """Whether a statement line ends in ``return``, ``raise``, ``break`` or ``continue``: what follows it in its block
+    cannot run."""
+    return type(statement) is cst.SimpleStatementLine and isinstance(statement.body[-1], _EXITS)
+
+
 def reads_before_binding(loop: cst.For | cst.While, names: set[str]) -> bool:
     """Whether a loop's body may read one of ``names`` before binding it in the same iteration: it mentions the
     name before a top-level assignment (or the loop's target) binds it (``x = f(batch)`` as the body's first use
