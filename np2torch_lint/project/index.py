@@ -440,10 +440,7 @@ class Project:
         # (neurodiffeq's) sets it for its importers' importers, which name only its submodules
         graph = {path: [*targets, *(init for target in targets for init in self._package_inits(target))]
                  for path, targets in self._graph.items()}
-        importers: dict[Path, list[Path]] = {}
-        for path, targets in graph.items():
-            for target in targets:
-                importers.setdefault(target, []).append(path)
+        importers = _reversed(graph)
         reaches: dict[Path, list[Path]] = {}
         for setter in setters:
             programs = _reachable(setter, importers)  # the modules whose imports reach the setter
@@ -483,10 +480,7 @@ class Project:
         if self._reversed is None:
             for path in self._all_files():
                 self._explore(path)
-            self._reversed = {}
-            for path, targets in self._graph.items():
-                for target in targets:
-                    self._reversed.setdefault(target, []).append(path)
+            self._reversed = _reversed(self._graph)
         return self._reversed
 
     def _all_files(self) -> list[Path]:
@@ -616,6 +610,15 @@ def _member_of(value: Value, name: str) -> Value | None:
     if method is not None:
         return Value(Kind.FUNCTION, definition=method)
     return info.attribute(name)
+
+
+def _reversed(edges: dict[Path, list[Path]]) -> dict[Path, list[Path]]:
+    """Module -> the modules whose edges lead to it."""
+    reversed_edges: dict[Path, list[Path]] = {}
+    for path, targets in edges.items():
+        for target in targets:
+            reversed_edges.setdefault(target, []).append(path)
+    return reversed_edges
 
 
 def _reachable(start: Path, edges: dict[Path, list[Path]]) -> set[Path]:
