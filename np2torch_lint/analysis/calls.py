@@ -482,6 +482,7 @@ _CLASS_OF_KIND = {
     Kind.NDARRAY: "numpy.ndarray",
     Kind.NUMPY_VALUE: "numpy.ndarray",
     Kind.NN_MODULE: "torch.nn.Module",
+    Kind.DEVICE: "torch.device",
 }
 #: model kinds that change their receiver in place (``t.requires_grad_()``, ``model.cuda()``).
 _IN_PLACE_KINDS = frozenset({"requires-grad", "move-module"})

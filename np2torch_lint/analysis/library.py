@@ -79,6 +79,8 @@ class LibraryMixin:
             # ``x.device``: where ``x`` is, under the device test that put it there (``if gpu >= 0: x = x.cuda()``)
             return Value(Kind.DEVICE, on_accelerator=owner.on_accelerator,
                          device_test=owner.device_test if owner.on_accelerator else None)
+        if model.kind == "device-name":
+            return device_name(owner)
         return value_of_model(model)
 
     # -- arrays
@@ -512,11 +514,24 @@ def value_of_model(model: Model) -> Value:
         return Value(Kind.DEVICE)
     if kind == "dataloader":
         return Value(Kind.DATALOADER)
+    if kind == "device-name":
+        return Value(Kind.STRING)
     if kind == "other" or kind == "grad-mode":
         return OTHER
     if kind == "none":
         return NONE
     return UNKNOWN
+
+
+def device_name(device: Value) -> Value:
+    """``x.device.type`` as a string that names the same place: "cpu" for the host (``torch.tensor([0.]).device.type``
+    in a helper that returns where new tensors go), a name of an accelerator, under the same device test, where the
+    device may be one, and no device NPT002 speaks of where it is neither."""
+    if device.on_accelerator is False:
+        return Value(Kind.STRING, literal="cpu")
+    if device.on_accelerator:
+        return Value(Kind.STRING, device_test=device.device_test)
+    return OTHER
 
 
 def _reduced_kind(model: Model, value: Value) -> Kind:

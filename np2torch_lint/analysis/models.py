@@ -37,6 +37,8 @@ KINDS = frozenset({
     # values
     "ndarray", "numpy-value", "number", "tensor", "parameter", "module", "instance", "tuple", "sequence",
     "device", "dataloader", "other", "none", "unknown",
+    # ``x.device.type``: the device's name, "cpu" where the device is the host
+    "device-name",
     # a wrapper's method or attribute: the same one of the object it wraps (``wraps=N``)
     "wrapped",
     # the receiver (or the first argument), changed as the attributes say
