@@ -575,8 +575,16 @@ def _literal_key(node: cst.BaseExpression) -> str | None:
 
 
 def _grown(sequence: Value, element: Value) -> Value:
-    """A list after ``append(element)``."""
-    return sequence.but(items=None, element=element if sequence.element is None else join(sequence.element, element))
+    """A list after ``append(element)``. A transfer the appended item carries waits for the list's stack
+    (``_note_collected``), so the list keeps it, even where what the list held before carries another (latent_ode's
+    ``vals = [torch.zeros(n).to(device)]`` per record, then one more ``append`` of the same per time point)."""
+    if sequence.element is None:
+        return sequence.but(items=None, element=element)
+    joined = join(sequence.element, element)
+    if element.transfer is not None and joined.transfer is not element.transfer:
+        joined = joined.but(transfer=element.transfer, transfer_needs_stack=element.transfer_needs_stack,
+                            transfer_per_step=element.transfer_per_step)
+    return sequence.but(items=None, element=joined)
 
 
 def _each_list_grown(container: Value, element: Value) -> Value:
