@@ -620,6 +620,10 @@ class ControlFlowMixin:
             return True  # a handful of different things written out, e.g. ``(inputs, targets)``
         if _holds_one_item(iterable):
             return True  # one item (the one image a caller passed ``preprocess(*image_path)``): one transfer
+        if _written_out(iterable) and len({item.kind for item in iterable.items or ()} - {Kind.UNKNOWN}) > 1:
+            # ``batch = self._retrieve_batch(...)``, whose ``return`` writes out a tensor and three arrays: the fields
+            # of one record, each moved once (PlaNet's replay memory), not many alike items
+            return True
         if iterable.parameter is not None and _written_out(iterable):
             # the same, written out by a caller: ``to_cuda(real, fake)`` to ``def to_cuda(*tensors)``,
             # ``set_tensor_device([images, lengths, labels], device)``: different things, each moved once
