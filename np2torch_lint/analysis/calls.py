@@ -391,7 +391,9 @@ class CallsMixin:
             # an unknown item's transfer stays on the list's element until the list is stacked
             element = appended.but(loop_item=None, transfer=appended.transfer if awaits_stack else None)
             if isinstance(holder, cst.Name):
-                self.scope.names[holder.value] = _grown(sequence, element)
+                held = sequence.element.transfer if sequence.element is not None else None
+                self.scope.names[holder.value] = _grown(sequence, element, keeps_its_transfer=(
+                    held is not None and held not in self.transfers_awaiting_stack))
             elif (name := subscripted_name(holder)) is not None:
                 container = self.scope.lookup(name)
                 if container is not None and container.kind is Kind.MAPPING and key is not None:
@@ -574,14 +576,15 @@ def _literal_key(node: cst.BaseExpression) -> str | None:
     return ControlFlowMixin._literal_string(index.value) if isinstance(index, cst.Index) else None
 
 
-def _grown(sequence: Value, element: Value) -> Value:
-    """A list after ``append(element)``. A transfer the appended item carries waits for the list's stack
-    (``_note_collected``), so the list keeps it, even where what the list held before carries another (latent_ode's
-    ``vals = [torch.zeros(n).to(device)]`` per record, then one more ``append`` of the same per time point)."""
+def _grown(sequence: Value, element: Value, keeps_its_transfer: bool = False) -> Value:
+    """A list after ``append(element)``. With ``keeps_its_transfer``, the transfer the appended item carries, which
+    waits for the list's stack (``_note_collected``), is the one the list keeps, where what it held before carries
+    one that nothing waits for (latent_ode's ``vals = [torch.zeros(n).to(device)]`` per record, then one more
+    ``append`` of the same per time point)."""
     if sequence.element is None:
         return sequence.but(items=None, element=element)
     joined = join(sequence.element, element)
-    if element.transfer is not None and joined.transfer is not element.transfer:
+    if keeps_its_transfer and element.transfer is not None and joined.transfer is not element.transfer:
         joined = joined.but(transfer=element.transfer, transfer_needs_stack=element.transfer_needs_stack,
                             transfer_per_step=element.transfer_per_step)
     return sequence.but(items=None, element=joined)
