@@ -1,7 +1,7 @@
 """The analysis: what each expression of a module is, and the facts the rules read.
 
 ``analyze(module)`` runs it. The package's modules are its parts: ``values`` (what is known of one value, and
-joins), ``dtypes``, ``scope``, ``statements``, ``control_flow``, ``expressions``, ``calls``, the library
+joins), ``dtypes``, ``scope``, ``statements``, ``control_flow``, ``loops``, ``expressions``, ``calls``, the library
 semantics (``numpy_semantics``, ``torch_semantics``, tables in ``known_apis``), ``facts`` (what rules read),
 and ``interpreter``, which puts them together. ``docs/inference.md`` explains what it knows and why.
 """

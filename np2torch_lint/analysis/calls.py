@@ -160,7 +160,7 @@ class CallsMixin:
             return Value(Kind.SEQUENCE, items=())  # ``list()``: an empty one, as ``[]`` is
         if name == "zip" and not args.positional and set(args.keywords) == {STARRED}:
             # ``zip(*rows)``: the columns of rows of known length (``Transition(*zip(*transitions))``)
-            # (``qualname`` says so, for a loop over it: the fields of one batch, not many alike, control_flow.py)
+            # (``qualname`` says so, for a loop over it: the fields of one batch, not many alike, loops.py)
             row = self._element_of(args.keywords[STARRED])
             if row.kind is Kind.SEQUENCE and row.items is not None and not row.open_ended:
                 return Value(Kind.SEQUENCE, qualname=api.COLUMNS_OF_ROWS,

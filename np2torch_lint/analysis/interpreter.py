@@ -26,7 +26,7 @@ from .array_layout import ArrayLayoutMixin
 from .calls import CallsMixin
 from .construction import Construction, ConstructionMixin
 from .containers import ContainersMixin
-from .control_flow import ControlFlowMixin, Loop, Waiting
+from .control_flow import ControlFlowMixin
 from .definitions import ClassInfo, DefinitionsMixin, FunctionInfo, KeptRead
 from .expressions import ExpressionsMixin
 from .exported import encode_names
@@ -34,6 +34,7 @@ from .facts import Facts
 from .foreign import ForeignMixin
 from .host_sync import HostSyncMixin
 from .library import LibraryMixin
+from .loops import Loop, LoopsMixin, Waiting
 from .models import Models, builtin_models
 from .scope import Scope
 from .statements import StatementsMixin
@@ -45,7 +46,7 @@ from .values import UNKNOWN, Kind, Value, member
 _ROLES: dict[type, str] = {}
 
 
-class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsMixin, CallsMixin,
+class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, LoopsMixin, ExpressionsMixin, CallsMixin,
                SummariesMixin, ForeignMixin, ConstructionMixin, ContainersMixin, AnnotationsMixin, LibraryMixin,
                TorchMixin, ArrayLayoutMixin, HostSyncMixin):
     """Runs a module once and fills ``facts``. Use ``analyze(module)``."""
@@ -59,7 +60,7 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.grad_enabled: bool | None = True
         self.loops: list[Loop] = []
         #: for each loop body being read, innermost last: the scope it started from, and what each ``continue`` or
-        #: ``break`` left rebound since (``control_flow._loop`` joins it where the body ends)
+        #: ``break`` left rebound since (``loops._loop`` joins it where the body ends)
         self.loop_exits: list[tuple[Scope, list[dict[str, Value]]]] = []
         self.copy_tests = 0  # how many enclosing ``if`` tests mention ``copy``
         #: the statement just read cannot complete (an ``if`` whose every branch that can run returns or raises)
@@ -68,7 +69,7 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.silent = False  # in a summary (or a loop's silent first pass): facts go nowhere
         #: the facts a body read with a call's arguments records (silent, but they are that call's findings)
         self.call_facts: Facts | None = None
-        #: loops whose first read's facts are held back around the code being read (control_flow._loop)
+        #: loops whose first read's facts are held back around the code being read (loops._loop)
         self.held_loops = 0
         #: the grad mode a body read where it is defined starts in (unless a decorator sets one)
         self.body_grad_mode: bool | None = True
@@ -92,7 +93,7 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, ExpressionsM
         self.readable_functions: dict[FunctionInfo, FunctionInfo | None] = {}
         #: whether a function body moves a module in place (``summaries._moves_modules``), per ``def``
         self.moving_functions: dict[cst.CSTNode, bool] = {}
-        #: ``for key in batch`` loops whose body indexes ``batch[key]`` (control_flow.py), found once per loop
+        #: ``for key in batch`` loops whose body indexes ``batch[key]`` (loops.py), found once per loop
         self.loops_over_keys: dict[cst.For, bool] = {}
         self.foreign_scopes: dict[object, Scope] = {}
         self.current_module: object | None = None

@@ -80,7 +80,7 @@ class Value:
     #: the per-item ``.to(device)``/``.cuda()`` call that moved this value, when it was moved inside a loop.
     transfer: cst.Call | None = None
     #: ``transfer`` moved an item of unknown kind: it counts only where the moved items are stacked
-    #: (``torch.stack``/``torch.cat`` take tensors), see ``control_flow._note_stacked``.
+    #: (``torch.stack``/``torch.cat`` take tensors), see ``loops._note_stacked``.
     transfer_needs_stack: bool = False
     #: ``transfer`` moved a host tensor made in the loop's body (not an item of what it iterates: a frame read from
     #: a file, a step's reward): it counts only where the moved value goes nowhere but into a list that is stacked
@@ -386,7 +386,7 @@ def _joined_dicts(a: Value, b: Value, element: Value | None) -> Value:
 
 def _join_elements(a: Value, b: Value) -> Value:
     """What a list may hold after two paths: a per-item transfer appended on one of them (waiting for the list to
-    be stacked, ``control_flow._note_collected``) stays on the element."""
+    be stacked, ``loops._note_collected``) stays on the element."""
     joined = join(a, b)
     if joined.transfer is None and joined.kind is Kind.TENSOR and (a.transfer is None) != (b.transfer is None):
         return joined.but(transfer=a.transfer or b.transfer)
