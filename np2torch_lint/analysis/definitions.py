@@ -136,9 +136,10 @@ class ClassInfo:
     class_names: dict[str, Value] = field(default_factory=dict)
     #: whether ``attributes`` were collected (by reading every method silently) since the class was defined.
     attributes_collected: bool = False
-    #: attributes that hold only a parameter of a method as a read with unknown parameters saw it
-    #: (``self.model = model``): what a construction of the file passes replaces it (``_record_attribute``)
-    parameter_attributes: set[str] = field(default_factory=set)
+    #: attributes that hold only a parameter of ``__init__`` as a read with unknown parameters saw it
+    #: (``self.model = model``), each with that parameter's name: what a construction of the file passes replaces
+    #: it (``_record_attribute``)
+    parameter_attributes: dict[str, str] = field(default_factory=dict)
     #: a class of the file derives from it; it derives from a class the analysis does not know (containers.py).
     subclassed: bool = False
     unknown_bases: bool = False
@@ -573,6 +574,7 @@ class DefinitionsMixin:
         function = parameter_of(value)
         stands_for_callers = self.generic_read and value.kind is Kind.UNKNOWN and value.choices is None and (
             function is not None and function.name == "__init__")
+        parameter = value.parameter[1] if stands_for_callers and value.parameter is not None else None
         if value.parameter is not None or value.moves_parameter is not None:
             value = value.but(parameter=None, moves_parameter=None)  # another call's parameter, when read back
         previous = info.attributes.get(attribute)
@@ -581,12 +583,12 @@ class DefinitionsMixin:
             previous = None
         if stands_for_callers:
             if previous is None:
-                info.parameter_attributes.add(attribute)
+                info.parameter_attributes[attribute] = parameter
             if previous is None or attribute in info.parameter_attributes:
                 info.attributes[attribute] = value
             return True
         if attribute in info.parameter_attributes:
-            info.parameter_attributes.discard(attribute)
+            del info.parameter_attributes[attribute]
             previous = None
         info.attributes[attribute] = value if previous is None else join(previous, value)
         if owner.kind is not Kind.CLASS:

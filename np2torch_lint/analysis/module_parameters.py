@@ -10,6 +10,8 @@ too, or ``nn.Module`` itself: ``nn.Linear`` brings its own weight.
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from .definitions import ClassInfo
 from .syntax import identifiers_in
 from .values import Kind, Value
@@ -26,8 +28,10 @@ _NO_PARAMETER_KINDS = frozenset({Kind.NONE, Kind.NUMBER, Kind.STRING, Kind.NDARR
                                  Kind.DATALOADER})
 
 
-def holds_no_parameters(info: ClassInfo) -> bool:
-    """Whether objects of ``info`` (with its bases) can hold no trainable parameter; False when not sure."""
+def holds_no_parameters(info: ClassInfo, given: Mapping[str, Value] | None = None) -> bool:
+    """Whether objects of ``info`` (with its bases) can hold no trainable parameter; False when not sure. ``given``:
+    what one construction passes for the attributes that hold a parameter of ``__init__`` as it came (``self.stride =
+    stride``), in place of what a read with unknown parameters saw."""
     if info.parameter_free is not None:  # another module's class: its summary says
         return info.parameter_free
     for each in info.lineage():
@@ -39,7 +43,8 @@ def holds_no_parameters(info: ClassInfo) -> bool:
             continue
         if _registrations(each) & _REGISTERING_NAMES:
             return False
-        if not all(_holds_no_parameter(value) for value in each.attributes.values()):
+        if not all(_holds_no_parameter(given.get(name, value) if given and each is info else value)
+                   for name, value in each.attributes.items()):
             return False
     return True
 

@@ -278,12 +278,25 @@ class SummariesMixin:
             info = info.specialized()  # another module's class: this object is what its construction makes it
             instance = _instance(info)
         if init is not None and name is not None and node is not None and (args.positional or args.keywords):
+            kept_arguments = self._kept_arguments(info, init, args, instance)
             self._call_function(init, args, instance, node, name)  # what ``__init__`` does with these arguments
+            if instance.has_params and info.node is not None and holds_no_parameters(info, kept_arguments):
+                instance = instance.but(has_params=False)
         if instance.kind is Kind.INSTANCE and instance.qualname is not None:
             wrapped = self._wrapped_at_construction(info, instance, args)
             if wrapped is not None:
                 instance = instance.but(wrapped=wrapped)
         return instance
+
+    def _kept_arguments(self, info: ClassInfo, init: FunctionInfo, args: Args, instance: Value) -> dict[str, Value]:
+        """What this construction passes for the attributes that keep a parameter of ``__init__`` as it came
+        (``self.stride = stride``): ``ConvSTFT(400, 100, win_type="hanning")`` keeps numbers and strings beside its
+        buffers, so this object holds no parameter, whatever other constructions pass."""
+        if not info.parameter_attributes or not isinstance(init.node, cst.FunctionDef):
+            return {}
+        bound = self._bound_arguments(init, args, instance)
+        return {attribute: bound[parameter] for attribute, parameter in info.parameter_attributes.items()
+                if parameter in bound}
 
     def _wrapped_at_construction(self, info: ClassInfo, instance: Value, args: Args) -> Value | None:
         """``RecordEpisodeStatistics(envs)`` of a ``gym.Wrapper`` subclass: the argument its ``__init__`` hands to
