@@ -216,7 +216,7 @@ class ControlFlowMixin:
                 return {**left_true, **right_true}, {}
             return {}, {**left_false, **right_false}
         typed = self._type_test(test)
-        if typed is not None:
+        if typed is not None and typed[0] is not None:
             return self._type_test_narrowing(*typed[:4])
         if isinstance(test, cst.Attribute) and test.attr.value == "requires_grad" and isinstance(test.value, cst.Name):
             current = self.scope.lookup(test.value.value)  # ``t.detach() if t.requires_grad else t``
@@ -270,6 +270,10 @@ class ControlFlowMixin:
         typed = self._type_test(test)
         if typed is not None:
             _, narrowed, current, holds, exact = typed
+            if narrowed.kind is Kind.NUMBER:
+                # ``isinstance(grad_norm, float)`` of a tensor (TTS's check for old torch): false; of a number, not
+                # known (an int is no float, and NumPy's float64 scalar is one)
+                return (not holds) if current.kind in _EXCLUSIVE_KINDS else None
             if narrowed.kind is current.kind:
                 return None if exact else holds  # ``type(p) is torch.Tensor`` fails for a Parameter
             return (not holds) if len({narrowed.kind, current.kind} & _EXCLUSIVE_KINDS) == 2 else None
@@ -322,24 +326,26 @@ class ControlFlowMixin:
         finally:
             self.facts, self.silent, self.returns, self.yields = saved
 
-    def _type_test(self, test: cst.BaseExpression) -> tuple[str, Value, Value, bool, bool] | None:
+    def _type_test(self, test: cst.BaseExpression) -> tuple[str | None, Value, Value, bool, bool] | None:
         """``isinstance(x, T)``, ``torch.is_tensor(x)`` or ``type(x) is T`` (``==``; negated by ``is not``/``!=``):
-        the name tested, what it is where it has that type, what it is now, whether the test holds where it has that
-        type, and whether the test is exact (``type(x) is T`` fails for a subclass)."""
+        the name tested (None for another expression, ``batch[0][k]``, which is not narrowed), what it is where it
+        has that type, what it is now, whether the test holds where it has that type, and whether the test is exact
+        (``type(x) is T`` fails for a subclass)."""
         if isinstance(test, cst.Call):
             func = test.func
             is_isinstance = isinstance(func, cst.Name) and func.value == "isinstance" and len(test.args) == 2
             is_tensor_test = self.eval_quietly(func).qualname == "torch.is_tensor" and len(test.args) == 1
-            if not (is_isinstance or is_tensor_test) or not isinstance(test.args[0].value, cst.Name):
+            if not (is_isinstance or is_tensor_test):
                 return None
-            name, type_node, holds, exact = test.args[0].value.value, test.args[-1].value, True, False
+            operand, type_node, holds, exact = test.args[0].value, test.args[-1].value, True, False
         else:
             compared = _type_comparison(test)
-            if compared is None or not isinstance(compared[0], cst.Name):
+            if compared is None:
                 return None
             operand, type_node, holds = compared
-            name, exact, is_tensor_test = operand.value, True, False
-        current = self.scope.lookup(name) or UNKNOWN
+            exact, is_tensor_test = True, False
+        name = operand.value if isinstance(operand, cst.Name) else None
+        current = (self.scope.lookup(name) if name is not None else self._tested_operand(operand)) or UNKNOWN
         type_value = None if is_tensor_test else self.eval_quietly(type_node)
         if exact and type_value.qualname in api.NO_TENSOR_IS_EXACTLY:
             return None  # ``type(x) == Variable``: no narrowing (``test_outcome`` decides it for a known tensor)
@@ -347,6 +353,22 @@ class ControlFlowMixin:
         if narrowed.kind is Kind.UNKNOWN and not exact:
             narrowed = self._builtin_container(type_node)
         return None if narrowed.kind is Kind.UNKNOWN else (name, narrowed, current, holds, exact)
+
+    def _tested_operand(self, operand: cst.BaseExpression) -> Value:
+        """What an expression tested by ``isinstance`` is, without recording facts (it was evaluated already): a name
+        or attribute chain, or an item of one by names and literals (``outputs[0][k]``, PyPOTS's gathered dicts)."""
+        if isinstance(operand, cst.Subscript) and all(isinstance(e.slice, cst.Index) for e in operand.slice):
+            base = self._tested_operand(operand.value)
+            if base.kind is Kind.UNKNOWN or base.choices is not None:
+                return UNKNOWN
+            indices = [self._tested_operand(e.slice.value) for e in operand.slice]  # type: ignore[union-attr]
+            return self._subscript_of(operand, base, indices)
+        if isinstance(operand, cst.Integer):
+            return Value(Kind.NUMBER, dtype="int")
+        literal = self._literal_string(operand)
+        if literal is not None:
+            return Value(Kind.STRING, literal=literal)
+        return self.eval_quietly(operand)
 
     def _builtin_container(self, type_node: cst.BaseExpression) -> Value:
         """``list``, ``tuple`` or ``(list, tuple)`` in ``isinstance``: a list or tuple; ``dict``: a dict; else
@@ -372,6 +394,8 @@ class ControlFlowMixin:
         """Where ``x`` has the tested type it is one (unless already known to be, which keeps what else is known);
         where it has not, a tensor it may have been (a caller's CUDA tensor) is not what it is there, so it is
         unknown."""
+        if narrowed.kind is Kind.NUMBER:
+            return {}, {}  # (NumPy's float64 scalar is a float: narrowing it to a Python number would lose that)
         of_type = {} if narrowed.kind is current.kind else {name: narrowed}
         # (not exactly a tensor, where the test is ``type(x) is torch.Tensor``: another type, or a rare subclass)
         not_of_type = {name: UNKNOWN} if narrowed.kind is Kind.TENSOR and current.kind in (
@@ -555,8 +579,10 @@ def _without_device_facts(value: Value) -> Value:
                      device_test=None)
 
 
-#: the builtin types an ``isinstance`` test may name that make a value a list or tuple, or a dict
-_BUILTIN_CONTAINERS = {"builtins.list": Kind.SEQUENCE, "builtins.tuple": Kind.SEQUENCE, "builtins.dict": Kind.MAPPING}
+#: the builtin types an ``isinstance`` test may name that make a value a list or tuple, a dict, or a Python number
+_BUILTIN_CONTAINERS = {"builtins.list": Kind.SEQUENCE, "builtins.tuple": Kind.SEQUENCE, "builtins.dict": Kind.MAPPING,
+                       "builtins.int": Kind.NUMBER, "builtins.float": Kind.NUMBER, "builtins.bool": Kind.NUMBER,
+                       "builtins.complex": Kind.NUMBER}
 
 #: kinds no value has two of: an isinstance test of one on a value known to be another is false (a list or a dict
 #: is never a tensor: ``if isinstance(output, torch.Tensor)`` of the list a detector's NMS returns)
