@@ -256,6 +256,11 @@ class ControlFlowMixin:
             tested = self.scope.lookup(on_cpu[0])
             return on_cpu[1] if tested is not None and tested.kind is Kind.TENSOR and (
                 tested.on_accelerator is False) else None
+        if isinstance(test, cst.Attribute) and test.attr.value == "requires_grad" and isinstance(test.value, cst.Name):
+            # ``if matrix.requires_grad: result.requires_grad_()`` given a tensor made without grad
+            tested = self.scope.lookup(test.value.value)
+            if tested is not None and tested.kind is Kind.TENSOR and tested.requires_grad is False:
+                return False
         if isinstance(test, (cst.Name, cst.Attribute)):
             flag = dotted_name(test) if isinstance(test, cst.Attribute) else None
             asserted = self.scope.get(ASSERTED + flag) if flag is not None else None

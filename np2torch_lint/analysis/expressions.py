@@ -77,6 +77,10 @@ class ExpressionsMixin:
             # ``torch.zeros(n, device=x.device)`` in a network's ``forward(self, x)``: wherever the caller put its
             # input, which this read does not know (a call read with a tensor on an accelerator does)
             return Value(Kind.DEVICE, on_accelerator=None)
+        if attribute == "requires_grad" and owner.kind is Kind.TENSOR and owner.requires_grad is False:
+            # ``requires_grad = matrix.requires_grad`` then ``if requires_grad: result.requires_grad_()`` (torch-sim's
+            # matrix_log given a tensor made without grad): False, which decides the test. (True stays a "may".)
+            return Value(Kind.NUMBER, dtype="bool", literal="False")
         owner_class = class_of(owner)
         model = None if owner_class is None else self.models.attribute(f"{owner_class}.{attribute}")
         if model is None and owner.on_accelerator and owner.kind in (Kind.UNKNOWN, Kind.TENSOR) and (
