@@ -356,7 +356,7 @@ class ControlFlowMixin:
             return None  # ``type(x) == Variable``: no narrowing (``test_outcome`` decides it for a known tensor)
         narrowed = Value(Kind.TENSOR) if is_tensor_test else self._annotated_type(type_value)
         if narrowed.kind is Kind.UNKNOWN and not exact:
-            narrowed = self._builtin_container(type_node)
+            narrowed = self._builtin_type(type_node)
         return None if narrowed.kind is Kind.UNKNOWN else (name, narrowed, current, holds, exact)
 
     def _tested_operand(self, operand: cst.BaseExpression) -> Value:
@@ -375,11 +375,12 @@ class ControlFlowMixin:
             return Value(Kind.STRING, literal=literal)
         return self.eval_quietly(operand)
 
-    def _builtin_container(self, type_node: cst.BaseExpression) -> Value:
-        """``list``, ``tuple`` or ``(list, tuple)`` in ``isinstance``: a list or tuple; ``dict``: a dict; else
-        unknown (``if isinstance(labels, list): labels = np.array(labels)`` is not run for a tensor)."""
+    def _builtin_type(self, type_node: cst.BaseExpression) -> Value:
+        """``list``, ``tuple`` or ``(list, tuple)`` in ``isinstance``: a list or tuple; ``dict``: a dict; ``int``,
+        ``float``, ``bool``, ``complex``: a Python number; else unknown (``if isinstance(labels, list): labels =
+        np.array(labels)`` is not run for a tensor)."""
         types = [element.value for element in type_node.elements] if isinstance(type_node, cst.Tuple) else [type_node]
-        kinds = {_BUILTIN_CONTAINERS.get(self._name(named).qualname or "") if isinstance(named, cst.Name) else None
+        kinds = {_BUILTIN_TYPES.get(self._name(named).qualname or "") if isinstance(named, cst.Name) else None
                  for named in types}
         return Value(kinds.pop()) if len(kinds) == 1 and None not in kinds else UNKNOWN
 
@@ -585,9 +586,9 @@ def _without_device_facts(value: Value) -> Value:
 
 
 #: the builtin types an ``isinstance`` test may name that make a value a list or tuple, a dict, or a Python number
-_BUILTIN_CONTAINERS = {"builtins.list": Kind.SEQUENCE, "builtins.tuple": Kind.SEQUENCE, "builtins.dict": Kind.MAPPING,
-                       "builtins.int": Kind.NUMBER, "builtins.float": Kind.NUMBER, "builtins.bool": Kind.NUMBER,
-                       "builtins.complex": Kind.NUMBER}
+_BUILTIN_TYPES = {"builtins.list": Kind.SEQUENCE, "builtins.tuple": Kind.SEQUENCE, "builtins.dict": Kind.MAPPING,
+                  "builtins.int": Kind.NUMBER, "builtins.float": Kind.NUMBER, "builtins.bool": Kind.NUMBER,
+                  "builtins.complex": Kind.NUMBER}
 
 #: kinds no value has two of: an isinstance test of one on a value known to be another is false (a list or a dict
 #: is never a tensor: ``if isinstance(output, torch.Tensor)`` of the list a detector's NMS returns)
