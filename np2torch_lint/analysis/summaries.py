@@ -278,9 +278,12 @@ class SummariesMixin:
             info = info.specialized()  # another module's class: this object is what its construction makes it
             instance = _instance(info)
         if init is not None and name is not None and node is not None and (args.positional or args.keywords):
-            kept_arguments = self._kept_arguments(info, init, args, instance)
+            # a network of this file is judged again for this object (``_kept_arguments``); other objects need not
+            # have their arguments bound for it
+            judged_again = bool(instance.has_params) and info.node is not None
+            kept_arguments = self._kept_arguments(info, init, args, instance) if judged_again else {}
             self._call_function(init, args, instance, node, name)  # what ``__init__`` does with these arguments
-            if instance.has_params and info.node is not None and holds_no_parameters(info, kept_arguments):
+            if judged_again and holds_no_parameters(info, kept_arguments):
                 instance = instance.but(has_params=False)
         if instance.kind is Kind.INSTANCE and instance.qualname is not None:
             wrapped = self._wrapped_at_construction(info, instance, args)
