@@ -241,6 +241,12 @@ def join(a: Value, b: Value) -> Value:
         if Kind.UNKNOWN in (a.kind, b.kind) and Kind.NN_MODULE in (a.kind, b.kind):
             return _maybe_module(a if a.kind is Kind.NN_MODULE else b)
         return UNKNOWN
+    if a.kind is Kind.UNKNOWN and b.kind is Kind.UNKNOWN and (a.on_accelerator or b.on_accelerator):
+        # what an unknown network gave from tensors on an accelerator on one path (``_placed_like_inputs``), and
+        # from host tensors on the other (``if gpu: out = net(x.cuda()) else: out = net(x)``): where it is used as
+        # a tensor it may be on the accelerator, under that path's device test
+        return Value(Kind.UNKNOWN, on_accelerator=True, device_test=_joined_device_test(a, b),
+                     loop_item=_joined_loop_item(a, b))
     if a.kind is Kind.REF and a.qualname != b.qualname:
         # ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``: one of these, chosen at run time
         choices = tuple(dict.fromkeys((*(a.items or (a,)), *(b.items or (b,)))))
