@@ -81,6 +81,9 @@ class LibraryMixin:
                          device_test=owner.device_test if owner.on_accelerator else None)
         if model.kind == "device-name":
             return device_name(owner)
+        if model.kind == "tensor" and "keeps-device" in model.flags:
+            # ``dist.mean`` of a distribution built from CUDA tensors: where its owner is
+            return self._tensor_result(None, "", model, Args([], {}, []), owner)
         return value_of_model(model)
 
     # -- arrays
