@@ -99,9 +99,10 @@ class CallsMixin:
         self._spoil_passed_containers(args)
         # what an unknown callable does with a float64 tensor is unknown: it may decide (``G(z)`` of a pickled network)
         self.facts.dtypes_may_be_decided(args.tensors())
-        # ``self.perturbation(x[i])``: unknown, but each item's own; ``model(x.cuda())`` of an unknown model: where
-        # it is used as a tensor, on the accelerator
-        return self._made_from_item(self._placed_like_inputs(None, args), args)
+        # ``self.perturbation(x[i])``: unknown, but each item's own; ``model(x.cuda())`` of an unknown model, or
+        # ``model(x)`` of one moved with ``model = build(opt).to(device)``: where it is used as a tensor, on the
+        # accelerator
+        return self._made_from_item(self._placed_like_inputs(callee, args), args)
 
     def _made_from_item(self, result: Value, args: Args) -> Value:
         """``np.asarray(a)``, ``torch.relu(t)``, ``transform(a)``: made from a loop's item (an array, a tensor or
@@ -367,8 +368,8 @@ class CallsMixin:
         """What a method no row models (a network's own ``model.log_likelihood(x)``, ``vae.reconstruct(x)``) or an
         unknown callable gives: unknown, but computed from its receiver and tensors, so where it is used as a tensor
         (``TENSOR_ONLY_METHODS``) it is on an accelerator if one of them may be. Nothing else of it is known."""
-        sources = [v for v in (receiver, *args.all_values()) if v is not None and v.kind in (
-            Kind.TENSOR, Kind.NN_MODULE, Kind.UNKNOWN)]
+        sources = [*(v for v in (receiver, *args.all_values()) if v is not None and v.kind in (
+            Kind.TENSOR, Kind.NN_MODULE, Kind.UNKNOWN)), *args.tensors()]  # (the tensors of a list given, too)
         if not any(v.on_accelerator for v in sources):
             return UNKNOWN if loop_item is None else Value(Kind.UNKNOWN, loop_item=loop_item)
         return Value(Kind.UNKNOWN, on_accelerator=True, device_test=device_test_of(sources), loop_item=loop_item)
