@@ -55,6 +55,16 @@ def test_other_dtypes_match_numpy_and_are_not_defaults(source):
     assert not by_default
 
 
+@pytest.mark.parametrize(("source", "dtype"), [
+    ("u8.astype(np.float)", "float64"), ("u8.astype(np.int)", "int64"), ("u8.astype(np.bool)", "bool"),
+])
+def test_numpys_removed_names_of_pythons_types_are_those_types(source, dtype):
+    """``np.float`` was ``float`` until NumPy 1.24 removed it: float64 as a dtype, not torch's float32."""
+    builtin = source.replace("np.", "")
+    assert converted_dtype(source) == converted_dtype(builtin) == (dtype, False)
+    assert np.asarray(eval(builtin, {"u8": np.zeros(3, np.uint8)})).dtype.name == dtype
+
+
 @pytest.mark.parametrize("source", [
     "u8 * n", "np.arange(3) * n", "f32 * n", "np.random.rand(3) * n", "n * np.zeros(2, np.float16)", "b + n",
     "b + 1", "b + 1.5", "b + True",

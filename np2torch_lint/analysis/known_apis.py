@@ -12,6 +12,10 @@ ACCELERATOR_AVAILABILITY = {
     "torch.backends.mps.is_available": "available:mps",
     "torch.xpu.is_available": "available:xpu",
 }
+#: names NumPy gave Python's own types until 1.24 removed them, which older code still uses (``np.float`` is
+#: ``float``: float64 as a dtype, not torch's float32; ``np.int(x)`` is a Python int)
+REMOVED_NUMPY_ALIASES = {f"numpy.{name}": f"builtins.{name}" for name in (
+    "float", "int", "bool", "complex", "object", "str")}
 #: the device test that, where it is false, leaves no CUDA device: no copy from one can still be running
 NO_CUDA_WHERE_FALSE = "available:cuda"
 

@@ -13,6 +13,8 @@ from typing import Callable, Iterable
 
 import libcst as cst
 
+from . import known_apis as api
+
 
 class Kind(enum.Enum):
     UNKNOWN = "unknown"
@@ -166,7 +168,8 @@ def member(owner: Value, name: str) -> Value:
     """``owner.name`` for an imported module or class (or for each of several, chosen at run time)."""
     if owner.items is not None:
         return Value(Kind.REF, items=tuple(member(choice, name) for choice in owner.items))
-    return ref(f"{owner.qualname}.{name}")
+    qualname = f"{owner.qualname}.{name}"
+    return ref(api.REMOVED_NUMPY_ALIASES.get(qualname, qualname))
 
 
 #: the most values a sequence remembers of what it holds, counted as a tree through nested sequences (a value held
