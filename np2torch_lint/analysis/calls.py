@@ -99,10 +99,11 @@ class CallsMixin:
         self._spoil_passed_containers(args)
         # what an unknown callable does with a float64 tensor is unknown: it may decide (``G(z)`` of a pickled network)
         self.facts.dtypes_may_be_decided(args.tensors())
-        # ``self.perturbation(x[i])``: unknown, but each item's own; ``model(x.cuda())`` of an unknown model, or
-        # ``model(x)`` of one moved with ``model = build(opt).to(device)``: where it is used as a tensor, on the
-        # accelerator
-        return self._made_from_item(self._placed_like_inputs(callee, args), args)
+        # ``self.perturbation(x[i])``: unknown, but each item's own; ``model(x.cuda())`` of an unknown model: where
+        # it is used as a tensor, on the accelerator. (Not ``model(x)`` of a model only moved there: the move may be
+        # one branch's, ``if torch_model: net = net.to(device)``, or an attribute's moved back in place,
+        # ``obj.body.cpu()``, which the analysis does not follow, and a host ``x`` fails in the call itself.)
+        return self._made_from_item(self._placed_like_inputs(None, args), args)
 
     def _made_from_item(self, result: Value, args: Args) -> Value:
         """``np.asarray(a)``, ``torch.relu(t)``, ``transform(a)``: made from a loop's item (an array, a tensor or
