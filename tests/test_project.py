@@ -417,7 +417,7 @@ def test_a_function_is_read_with_what_callers_in_other_modules_pass_and_its_find
     assert errors == []
     found = _findings_by_file(diagnostics)
     for name in ("evaluation.py", "train.py", "utils.py", "memory.py", "exporter.py", "tensors.py", "toolbox.py",
-                 "fit.py", "run.py", "runners.py", "servers.py", "federated.py"):
+                 "fit.py", "run.py", "runners.py"):
         assert found.get(name, Counter()) == expected_findings(CALLERS / name), name
     through = [d.message for d in diagnostics if d.filename.endswith("evaluation.py")]
     assert all("(through the call of " in message and "at train.py:" in message for message in through), through

@@ -51,7 +51,7 @@ class ForeignMixin:
         its methods read with a call's arguments): its other methods are read on it, arguments or not."""
         definition = receiver.definition if receiver is not None else None
         return isinstance(definition, ClassInfo) and (
-            definition.specializes is not None or self._filled_here(definition) or definition.node is not None)
+            definition.specializes is not None or self._filled_here(definition))
 
     def _foreign_definition(self, info: FunctionInfo) -> cst.FunctionDef | None:
         """The ``def`` of another module's function in that module's own tree, or None where it cannot be found."""
