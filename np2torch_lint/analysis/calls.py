@@ -369,8 +369,9 @@ class CallsMixin:
         """What a method no row models (a network's own ``model.log_likelihood(x)``, ``vae.reconstruct(x)``) or an
         unknown callable gives: unknown, but computed from its receiver and tensors, so where it is used as a tensor
         (``TENSOR_ONLY_METHODS``) it is on an accelerator if one of them may be. Nothing else of it is known."""
-        sources = [*(v for v in (receiver, *args.all_values()) if v is not None and v.kind in (
-            Kind.TENSOR, Kind.NN_MODULE, Kind.UNKNOWN)), *args.tensors()]  # (the tensors of a list given, too)
+        # (``args.tensors()``: the tensors of a list given, too)
+        sources = [v for v in (receiver, *args.all_values(), *args.tensors()) if v is not None and v.kind in (
+            Kind.TENSOR, Kind.NN_MODULE, Kind.UNKNOWN)]
         if not any(v.on_accelerator for v in sources):
             return UNKNOWN if loop_item is None else Value(Kind.UNKNOWN, loop_item=loop_item)
         return Value(Kind.UNKNOWN, on_accelerator=True, device_test=device_test_of(sources), loop_item=loop_item)

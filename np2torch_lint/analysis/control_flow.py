@@ -257,10 +257,13 @@ class ControlFlowMixin:
             return on_cpu[1] if tested is not None and tested.kind is Kind.TENSOR and (
                 tested.on_accelerator is False) else None
         if isinstance(test, cst.Attribute) and test.attr.value == "requires_grad" and isinstance(test.value, cst.Name):
-            # ``if matrix.requires_grad: result.requires_grad_()`` given a tensor made without grad
+            # ``if matrix.requires_grad: result.requires_grad_()`` given a tensor made without grad: the flag as
+            # reading it gives it (``_attribute_of_value``, which knows it where it is False)
             tested = self.scope.lookup(test.value.value)
-            if tested is not None and tested.kind is Kind.TENSOR and tested.requires_grad is False:
-                return False
+            known = bool_literal(self._attribute_of_value(tested, "requires_grad")) if (
+                tested is not None and tested.kind is Kind.TENSOR) else None
+            if known is not None:
+                return known
         if isinstance(test, (cst.Name, cst.Attribute)):
             flag = dotted_name(test) if isinstance(test, cst.Attribute) else None
             asserted = self.scope.get(ASSERTED + flag) if flag is not None else None
