@@ -73,7 +73,12 @@ class CallsMixin:
         self._host_sync_call(node, callee, args)
         kind = callee.kind
         if kind is Kind.REF and callee.items is not None:
-            return self._call_one_of(node, callee.items, args)
+            made = self._call_one_of(node, callee.items, args)
+            if callee.device_test is not None and made.on_accelerator and made.device_test is None:
+                # ``Tensor(n)`` of ``Tensor = torch.cuda.FloatTensor if use_cuda else torch.FloatTensor``: on the
+                # accelerator only where ``use_cuda`` is true
+                made = made.but(device_test=callee.device_test)
+            return made
         if kind is Kind.REF:
             result = self._call_qualname(node, callee.qualname or "", args)
             self._note_stacked(callee.qualname, args)

@@ -28,6 +28,7 @@ class ControlFlowMixin:
         reaching: list[Scope] = []
         copy_tests = 0
         incoming = before
+        false_before = incoming_false = self.false_device_tests
         branch: cst.If | None = node
         colocated = self._colocation_test(node.test)
         first_body: Scope | None = None
@@ -40,9 +41,11 @@ class ControlFlowMixin:
                 copy_tests += mentions_copy
                 self.copy_tests += mentions_copy
                 outcome = self.test_outcome(branch.test)
+                false_in_body, false_in_else = self.tests_false_under(branch.test)
                 body_scope = incoming.copy()
                 body_scope.names.update(when_true)
                 self.scope = body_scope
+                self.false_device_tests = incoming_false + false_in_body
                 first_body = body_scope if first_body is None else first_body
                 # what a branch of a device test returns holds under it (only a function's body returns)
                 branch_test = self.device_test(branch.test) if self.returns is not None else None
@@ -56,6 +59,8 @@ class ControlFlowMixin:
                         reaching.append(body_scope)
                 else_scope = incoming.copy()
                 else_scope.names.update(when_false)
+                incoming_false += false_in_else
+                self.false_device_tests = incoming_false
                 orelse = branch.orelse
                 if isinstance(orelse, cst.If) and outcome is not True:
                     incoming, branch = else_scope, orelse
@@ -75,6 +80,7 @@ class ControlFlowMixin:
         finally:
             self.copy_tests -= copy_tests
             self.scope = before
+            self.false_device_tests = false_before
         tested = self.device_test(node.test) if len(reaching) == 2 and not isinstance(node.orelse, cst.If) else None
         branches = {} if tested is None else {  # read before the join writes the names the branches inherit
             name: (reaching[0].lookup(name), reaching[1].lookup(name)) for name in before.rebound_in(*reaching)}
@@ -96,9 +102,18 @@ class ControlFlowMixin:
             for name, (when_true, when_false) in branches.items():
                 value = before.names.get(name)
                 if value is not None:
-                    marked = under_device_test(value, when_true, when_false, *tested)
+                    marked = under_device_test(value, self.placing(when_true), self.placing(when_false), *tested)
                     self.device_tests_noted = self.device_tests_noted or marked is not value
                     before.names[name] = marked
+
+    def placing(self, value: Value | None) -> Value | None:
+        """``value``, where it is a constructor that makes accelerator tensors (``torch.cuda.FloatTensor``), marked as
+        on one, so that ``Tensor = torch.cuda.FloatTensor if use_cuda else torch.FloatTensor`` is that device test's
+        choice (``under_device_test``) and the tensors it makes are on the host where the test is false."""
+        if value is None or value.kind is not Kind.REF or value.qualname is None or value.on_accelerator:
+            return value
+        model = self.models.call(value.qualname)
+        return value.but(on_accelerator=True) if model is not None and "accelerator" in model.flags else value
 
     def _colocation_test(self, test: cst.BaseExpression) -> Value | None:
         """The tensor ``if x.is_cuda:`` (or ``x.device.type != "cpu"``) tests, where it is not known to be on an
@@ -158,6 +173,18 @@ class ControlFlowMixin:
             if isinstance(target.operator, (cst.NotEqual, cst.IsNot)):
                 return f"is:{name}:{right.raw_value}", False
         return None
+
+    def tests_false_under(self, test: cst.BaseExpression) -> tuple[tuple[tuple[str, bool], ...],
+                                                                   tuple[tuple[str, bool], ...]]:
+        """The device test ``test`` is, as false where it is true and where it is false (``false_device_tests``,
+        cleared as ``_device_test_narrowing`` clears names)."""
+        tested = self.device_test(test)
+        if tested is None:
+            return (), ()
+        key, positive = tested
+        no_cuda = key == api.NO_CUDA_WHERE_FALSE
+        holds, opposite = (key, f"not:{key}") if positive else (f"not:{key}", key)
+        return ((opposite, no_cuda and not positive),), ((holds, no_cuda and positive),)
 
     def _device_test_narrowing(self, test: cst.BaseExpression) -> tuple[dict[str, Value], dict[str, Value]]:
         """What a device test says where it is true and where it is false: a value that has something of an
@@ -558,26 +585,54 @@ def _has_device_fact(value: Value) -> bool:
                                         and value.literal.startswith(api.ACCELERATOR_DEVICE_PREFIXES))
 
 
-def _cleared(value: Value, test: str, no_cuda: bool, depth: int = 0) -> Value:
+def _cleared(value: Value, test: str, no_cuda: bool) -> Value:
     """``value`` where ``test`` is false (or, with ``no_cuda``, where there is no CUDA device): what it, or a list
     or dict of it, had of an accelerator only under that test is gone, as is any pending copy without CUDA, and
     without CUDA no tensor or module is on it (``if torch.cuda.is_available(): x = x.cpu()`` leaves ``x`` as it was
     only where nothing can be on CUDA)."""
-    if value.device_test == test or (no_cuda and (value.pending_copy is not None or (
-            value.on_accelerator and value.kind not in (Kind.DEVICE, Kind.STRING)))):
-        value = _without_device_facts(value)
+    def cleared(each: Value) -> Value:
+        if each.device_test == test or (no_cuda and (each.pending_copy is not None or (
+                each.on_accelerator and each.kind not in (Kind.DEVICE, Kind.STRING)))):
+            return _without_device_facts(each)
+        return each
+    return _nested(value, cleared)
+
+
+def _nested(value: Value, change: Callable[[Value], Value], depth: int = 0) -> Value:
+    """``change`` applied to ``value`` and to the items of the lists and dicts it is (three levels deep)."""
+    value = change(value)
     if depth > 3 or value.kind not in (Kind.SEQUENCE, Kind.MAPPING):
         return value
     changes: dict[str, object] = {}
     if value.element is not None:
-        element = _cleared(value.element, test, no_cuda, depth + 1)
+        element = _nested(value.element, change, depth + 1)
         if element is not value.element:
             changes["element"] = element
     if value.items:
-        items = tuple(_cleared(item, test, no_cuda, depth + 1) for item in value.items)
+        items = tuple(_nested(item, change, depth + 1) for item in value.items)
         if any(new is not old for new, old in zip(items, value.items)):
             changes["items"] = items
     return value.but(**changes) if changes else value
+
+
+def with_tests_renamed(value: Value, renamed: dict[str, str]) -> Value:
+    """``value`` with the device tests it (or a list or dict of it) holds under named as ``renamed`` says, the test
+    and its opposite (``flag:cuda`` -> ``flag:self.cuda``, ``not:flag:cuda`` -> ``not:flag:self.cuda``)."""
+    def renamed_test(each: Value) -> Value:
+        test = each.device_test
+        if test is None:
+            return each
+        negated = test.startswith("not:")
+        new = renamed.get(test[4:] if negated else test)
+        return each if new is None else each.but(device_test=f"not:{new}" if negated else new)
+    return _nested(value, renamed_test)
+
+
+def on_host_where_false(value: Value, false_tests: tuple[tuple[str, bool], ...]) -> Value:
+    """``value`` where each of ``false_tests`` is false (``_cleared``)."""
+    for test, no_cuda in false_tests:
+        value = _cleared(value, test, no_cuda)
+    return value
 
 
 def _without_device_facts(value: Value) -> Value:

@@ -15,11 +15,11 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import STARRED, Args
-from .control_flow import NOT_A_GRAD_MODE
+from .control_flow import NOT_A_GRAD_MODE, with_tests_renamed
 from .facts import Facts
 from .scope import Scope
 from .syntax import dotted_name
-from .values import UNKNOWN, Kind, ParameterMove, Value, join
+from .values import UNKNOWN, Kind, ParameterMove, Value, has_a_device_fact, join
 
 
 #: an unannotated parameter with a number default: a Python number (int, float or bool; which is not known)
@@ -167,6 +167,10 @@ class ClassInfo:
     unnamed_members: bool | None = None
     #: another module's class: attributes its methods assign that its summary could not say anything of
     unknown_attributes: tuple[str, ...] = ()
+    #: a flag a method keeps on the object (``self.cuda = cuda``): the device test of the name, as the attribute's
+    #: (``flag:cuda`` -> ``flag:self.cuda``), so that what ``__init__`` moved under ``if cuda:`` is on the host
+    #: where a method's ``if self.cuda:`` is false
+    flag_attributes: dict[str, str] = field(default_factory=dict)
 
     def method(self, name: str) -> FunctionInfo | None:
         for info in self.lineage():
@@ -557,6 +561,17 @@ class DefinitionsMixin:
         if holder is not None and (holder.node is not None or holder.specializes is not None):
             holder.attributes[attribute] = value
 
+    def _note_flag_attribute(self, owner: Value, name_test: str, attribute_test: str) -> None:
+        """``self.cuda = cuda``: ``ClassInfo.flag_attributes``, applied to what the object holds already."""
+        info = owner.definition
+        if not isinstance(info, ClassInfo) or owner.kind is Kind.CLASS or info.node is None:
+            return
+        if info.flag_attributes.get(name_test) == attribute_test:
+            return
+        info.flag_attributes[name_test] = attribute_test
+        for attribute, value in info.attributes.items():
+            info.attributes[attribute] = with_tests_renamed(value, {name_test: attribute_test})
+
     def _record_attribute(self, owner: Value, attribute: str, value: Value) -> bool:
         """``self.x = value`` (or ``obj.x = value``) for an object of a class of this file."""
         info = owner.definition
@@ -577,6 +592,13 @@ class DefinitionsMixin:
         parameter = value.parameter[1] if stands_for_callers and value.parameter is not None else None
         if value.parameter is not None or value.moves_parameter is not None:
             value = value.but(parameter=None, moves_parameter=None)  # another call's parameter, when read back
+        if info.flag_attributes:
+            value = with_tests_renamed(value, info.flag_attributes)
+        if self.false_device_tests and value.device_test is None and has_a_device_fact(value):
+            # ``if self.cuda: self.matrix = matrix.cuda()``: the object holds it there only where the test holds
+            false_here = self.false_device_tests[-1][0]
+            value = value.but(device_test=false_here[4:] if false_here.startswith("not:") else f"not:{false_here}")
+            self.device_tests_noted = True
         previous = info.attributes.get(attribute)
         if info.assigned is not None and attribute not in info.assigned:
             info.assigned.add(attribute)  # the object's own construction: it replaces what every object may hold

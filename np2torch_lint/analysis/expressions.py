@@ -193,28 +193,31 @@ class ExpressionsMixin:
                 taken, skipped = (node.body, node.orelse) if outcome else (node.orelse, node.body)
                 self.read_unreachable(lambda: self.eval(skipped))
                 return self._eval_narrowed(taken, when_true if outcome else when_false)
-            body = self._eval_narrowed(node.body, when_true)
-            orelse = self._eval_narrowed(node.orelse, when_false)
+            false_in_body, false_in_else = self.tests_false_under(node.test)
+            body = self._eval_narrowed(node.body, when_true, false_in_body)
+            orelse = self._eval_narrowed(node.orelse, when_false, false_in_else)
         finally:
             self.copy_tests -= mentions_copy
         joined = join(body, orelse)
         tested = self.device_test(node.test)
         if tested is None:
             return joined
-        marked = under_device_test(joined, body, orelse, *tested)
+        marked = under_device_test(joined, self.placing(body), self.placing(orelse), *tested)
         self.device_tests_noted = self.device_tests_noted or marked is not joined
         return marked
 
-    def _eval_narrowed(self, node: cst.BaseExpression, narrowed: dict[str, Value]) -> Value:
-        if not narrowed:
+    def _eval_narrowed(self, node: cst.BaseExpression, narrowed: dict[str, Value],
+                       false_tests: tuple[tuple[str, bool], ...] = ()) -> Value:
+        if not narrowed and not false_tests:
             return self.eval(node)
-        saved = self.scope
+        saved, saved_false = self.scope, self.false_device_tests
         self.scope = saved.copy()
         self.scope.names.update(narrowed)
+        self.false_device_tests = saved_false + false_tests
         try:
             return self.eval(node)
         finally:
-            self.scope = saved
+            self.scope, self.false_device_tests = saved, saved_false
 
     def _list_or_tuple(self, node: cst.List | cst.Tuple) -> Value:
         items = []

@@ -26,7 +26,7 @@ from .array_layout import ArrayLayoutMixin
 from .calls import CallsMixin
 from .construction import Construction, ConstructionMixin
 from .containers import ContainersMixin
-from .control_flow import ControlFlowMixin
+from .control_flow import ControlFlowMixin, on_host_where_false
 from .definitions import ClassInfo, DefinitionsMixin, FunctionInfo, KeptRead
 from .expressions import ExpressionsMixin
 from .exported import encode_names
@@ -44,6 +44,8 @@ from .torch_semantics import TorchMixin
 from .values import UNKNOWN, Kind, Value, member
 
 _ROLES: dict[type, str] = {}
+#: expressions whose value does not come from a name of the scope (``false_device_tests``)
+_READ_FROM_ELSEWHERE = (cst.Attribute, cst.Call)
 
 
 class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, LoopsMixin, ExpressionsMixin, CallsMixin,
@@ -100,6 +102,9 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, LoopsMixin, 
         #: some value holds what it has of an accelerator under a device test (control_flow.device_test): only
         #: then do tests narrow by it
         self.device_tests_noted = False
+        #: the device tests known false where the code being read runs (``if not self.cuda:``), with whether the
+        #: test is the one for CUDA itself: what an attribute or a call gives there has nothing held under them
+        self.false_device_tests: tuple[tuple[str, bool], ...] = ()
         self.stacking_call: cst.Call | None = None  # a torch.stack(...) whose argument is being evaluated
         self.dropped_call: cst.Call | None = None  # a call made as a statement, whose result nothing keeps
         #: a class of the file defines ``__torch_function__``: torch.stack/cat may take its objects, not only tensors
@@ -242,6 +247,10 @@ class Analyzer(StatementsMixin, DefinitionsMixin, ControlFlowMixin, LoopsMixin, 
         if handler is None:
             self._walk_children(node)
             return UNKNOWN
+        if self.false_device_tests and type(node) in _READ_FROM_ELSEWHERE:
+            # names are narrowed where the test is (``_device_test_narrowing``); what an object holds or a call
+            # returns is read here, under every test the branch is in
+            return on_host_where_false(handler(node), self.false_device_tests)
         return handler(node)
 
     def _walk_children(self, node: cst.CSTNode) -> None:

@@ -99,6 +99,10 @@ class StatementsMixin:
                     self._bind(element.value, items[index] if items is not None and index < len(items) else part)
         elif isinstance(target, cst.Attribute):
             owner = self.eval(target.value)
+            if isinstance(value_node, cst.Name) and isinstance(target.value, cst.Name) and value.device_test is None:
+                # ``self.cuda = cuda``: the flag ``if cuda:`` tested here is the one ``if self.cuda:`` tests later
+                self._note_flag_attribute(owner, f"flag:{value_node.value}",
+                                          f"flag:{target.value.value}.{target.attr.value}")
             self._bind_attribute(target, owner, value)
         elif isinstance(target, cst.Subscript):
             base = self.eval(target.value)

@@ -37,8 +37,9 @@ class SummariesMixin:
         arguments."""
         saved = (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
                  self.yields, self.function_node, self.function_info, self.generic_read, self.current_module,
-                 self.construction, self.call_facts)
+                 self.construction, self.call_facts, self.false_device_tests)
         self.scope, self.grad_enabled, self.loops, self.copy_tests = scope, grad_enabled, [], 0
+        self.false_device_tests = ()  # the caller's tests name the caller's values
         self.current_module = info.module
         self.function_node, syncs_before = info.node, self.syncs_seen
         self.function_info, self.generic_read = info, generic
@@ -70,7 +71,7 @@ class SummariesMixin:
         finally:
             (self.scope, self.grad_enabled, self.loops, self.copy_tests, self.facts, self.silent, self.returns,
              self.yields, self.function_node, self.function_info, self.generic_read, self.current_module,
-             self.construction, self.call_facts) = saved
+             self.construction, self.call_facts, self.false_device_tests) = saved
             if self.syncs_seen > syncs_before:
                 self.synchronizing_functions.add(info)
 
