@@ -202,6 +202,10 @@ class CallsMixin:
                              requires_grad=element.requires_grad, on_accelerator=element.on_accelerator,
                              device_test=element.device_test)
             return UNKNOWN
+        if name == "abs" and first is not None and first.kind in (Kind.TENSOR, Kind.NDARRAY, Kind.NUMBER,
+                                                                  Kind.NUMPY_VALUE):
+            # ``abs(x.mean()) < 1e-4``: ``x.__abs__()``, of its dtype and where it is (it decides nothing)
+            return first.but(items=None, element=None, literal=None)
         if name in ("len", "int", "float", "bool", "str", "repr", "print", "isinstance", "hash", "id"):
             return Value(Kind.NUMBER, dtype={"float": "float", "bool": "bool", "isinstance": "bool"}.get(name, "int"))
         return UNKNOWN

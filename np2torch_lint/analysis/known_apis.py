@@ -36,7 +36,7 @@ STACKING = {"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "to
 # Builtins the analysis knows; an unbound name among these is the builtin.
 BUILTINS = {"float", "int", "bool", "complex", "list", "tuple", "set", "sorted", "reversed", "zip", "enumerate",
             "range", "len", "str", "repr", "print", "isinstance", "hash", "id", "super", "dict", "next", "iter",
-            "map", "sum", "getattr"}
+            "map", "sum", "getattr", "abs"}
 #: what makes a class a record of named fields: its objects hold what the constructor is given, by field
 RECORD_BASES = {"typing.NamedTuple", "typing_extensions.NamedTuple"}
 RECORD_DECORATORS = {"dataclasses.dataclass"}
