@@ -38,9 +38,11 @@ def findings_for(module: cst.Module, codes: Collection[str] | None = None,
         # the project facts first: working them out may analyse this file (kept for its turn), and reads every
         # file's text (so that its summary, remembered with its analysis, can be cached)
         relative = project.relative(filename)
-        changed_in = project.facts().default_dtype_changed_for(relative)
+        project_facts = project.facts()
+        changed_in = project_facts.default_dtype_changed_for(relative)
         facts, link = project.analysis_for_its_turn(filename, module)
         facts.default_dtype_changed_in = changed_in
+        facts.float32_default_set_in = project_facts.float32_default_set_in
         facts.in_test_module = is_test_module(relative)
     else:
         facts = analyze(module, context.models if context is not None else None)

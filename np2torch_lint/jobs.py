@@ -128,7 +128,9 @@ class Linter:
         assert project is not None
         if not project.contains(path):
             return ""
-        return digest(repr(project.facts().default_dtype_changed_for(project.relative(path))))
+        facts = project.facts()
+        changed_in = facts.default_dtype_changed_for(project.relative(path))
+        return digest(repr((changed_in, [module in facts.float32_default_set_in for module in changed_in])))
 
     @classmethod
     def for_settings(cls, settings: Settings, cache_dir: Path | None, use_cache: bool = True,

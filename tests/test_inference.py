@@ -290,3 +290,16 @@ def test_the_reads_after_a_move_leave_out_the_branch_that_does_not_run_after_it(
     body = cst.parse_module(source)
     [move] = matchers.findall(body, matchers.Call(func=matchers.Name("move")))
     assert len(_reads_after(body, move, "r")) == reads_after
+
+
+@pytest.mark.parametrize(("setters", "wants_float64"), [
+    ("torch.set_default_tensor_type(torch.cuda.FloatTensor)", False),
+    ("torch.set_default_tensor_type('torch.FloatTensor')\ntorch.set_default_dtype(torch.float32)", False),
+    ("torch.set_default_dtype(torch.float64)", True),
+    ("torch.set_default_tensor_type(torch.cuda.FloatTensor)\ntorch.set_default_dtype(torch.double)", True),
+    ("torch.set_default_dtype(chosen)", True),
+])
+def test_a_default_that_names_float32_does_not_make_float64_wanted(setters, wants_float64):
+    facts = analyze(cst.parse_module(f"import torch\n{setters}\n"))
+    assert facts.sets_default_dtype
+    assert facts.may_want_float64 is wants_float64

@@ -94,6 +94,28 @@ def test_a_default_dtype_holds_in_the_programs_that_set_it_not_in_other_entry_sc
     assert [d.code for d in lint_in_project(tmp_path, "serve.py")] == ["NPT004"]
 
 
+def test_a_default_tensor_type_that_keeps_float32_does_not_make_float64_wanted(tmp_path: Path):
+    # cryodrgn's commands move the default tensor to CUDA, still float32: a float64 slice offset in the model they
+    # run is NumPy's default leaking all the same; a legacy constructor's fix is still unsafe there (its device)
+    model = ("import numpy as np\nimport torch\n\n\ndef offsets(D):\n"
+             "    for dz in np.linspace(-0.5, 0.5, D):\n        yield torch.tensor([0, 0, dz])\n")
+    (tmp_path / "model.py").write_text(model)
+    (tmp_path / "train.py").write_text("import torch\nimport model\n"
+                                       "torch.set_default_tensor_type(torch.cuda.FloatTensor)\n")
+    (tmp_path / "serve.py").write_text("import torch\nimport model\n"
+                                       "torch.set_default_tensor_type('torch.FloatTensor')\n"
+                                       "torch.set_default_dtype(torch.float32)\n")
+    facts = Project.at(tmp_path).facts()
+    assert facts.default_dtype_changed_for("model.py") == ("serve.py", "train.py")
+    assert facts.float32_default_set_in == ("serve.py", "train.py")
+    assert [d.code for d in lint_in_project(tmp_path, "model.py")] == ["NPT004"]
+    (tmp_path / "train.py").write_text("import torch\nimport model\n"
+                                       "torch.set_default_tensor_type(torch.cuda.FloatTensor)\n"
+                                       "torch.set_default_dtype(torch.float64)\n")
+    assert Project.at(tmp_path).facts().float32_default_set_in == ("serve.py",)
+    assert [d.code for d in lint_in_project(tmp_path, "model.py")] == []
+
+
 def test_a_default_set_by_a_package_init_holds_where_only_a_submodule_is_imported(tmp_path: Path):
     # neurodiffeq's __init__ calls its own helper that sets float64: importing a submodule runs the __init__ first
     (tmp_path / "lib").mkdir()

@@ -120,10 +120,14 @@ class Facts:
     dtype_maybe_decided: set[cst.Call] = field(default_factory=set)
     #: those of ``float64_conversions`` that hold only through a call (``CallSite``)
     float64_through: dict[cst.Call, CallSite] = field(default_factory=dict)
-    #: the file calls ``torch.set_default_dtype``: float64 may be what it wants.
+    #: the file calls ``torch.set_default_dtype``: float64 may be what it wants (not where every call names a
+    #: float32 type, ``set_default_tensor_type(torch.cuda.FloatTensor)``: ``keeps_float32_default``).
     sets_default_dtype: bool = False
+    keeps_float32_default: bool = False
     #: modules of the project (relative paths) that change torch's default dtype or tensor type, this one too
     default_dtype_changed_in: tuple[str, ...] = ()
+    #: those of them whose every call names a float32 type (``keeps_float32_default``)
+    float32_default_set_in: tuple[str, ...] = ()
     #: the module is a test (``files.is_test_module``): float64 there is nearly always a reference on purpose
     in_test_module: bool = False
     #: the names the module binds to ``torch`` and ``numpy`` (``{"numpy": "np"}``), for fixes to write.
@@ -161,7 +165,7 @@ class Facts:
             self.dtype_decided.update(other.dtype_decided)
         if other.dtype_maybe_decided is not self.dtype_maybe_decided:
             self.dtype_maybe_decided.update(other.dtype_maybe_decided)
-        self.sets_default_dtype = self.sets_default_dtype or other.sets_default_dtype
+        self._absorb_default_setters(other)
         self.module_names.update(other.module_names)
         for module, facts in other.foreign.items():
             if module in self.foreign:
@@ -191,7 +195,20 @@ class Facts:
             self.dtype_decided.update(other.dtype_decided)
         if other.dtype_maybe_decided is not self.dtype_maybe_decided:
             self.dtype_maybe_decided.update(other.dtype_maybe_decided)
-        self.sets_default_dtype = self.sets_default_dtype or other.sets_default_dtype
+        self._absorb_default_setters(other)
+
+    def _absorb_default_setters(self, other: Facts) -> None:
+        if other.sets_default_dtype:
+            self.keeps_float32_default = other.keeps_float32_default and (
+                self.keeps_float32_default or not self.sets_default_dtype)
+            self.sets_default_dtype = True
+
+    @property
+    def may_want_float64(self) -> bool:
+        """Whether the program may want float64 tensors: this file, or another module that runs with it, sets a
+        default dtype or tensor type other than float32 (``sets_default_dtype``)."""
+        return (self.sets_default_dtype and not self.keeps_float32_default) or any(
+            module not in self.float32_default_set_in for module in self.default_dtype_changed_in)
 
 
 _LISTS = ("tensor_to_numpy", "numpy_to_tensor", "collected_transfers", "host_reads_before_sync")

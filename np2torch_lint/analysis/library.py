@@ -349,8 +349,23 @@ class LibraryMixin:
 
     def _sets_default_dtype(self, node: cst.Call | None, qualname: str, model: Model, args: Args,
                             receiver: Value | None) -> Value:
+        first = args.first
+        # ``torch.set_default_tensor_type(torch.cuda.FloatTensor)`` moves the default tensor to CUDA but keeps
+        # float32: float64 is no more wanted than before
+        keeps_float32 = first is not None and self._default_type_dtype(first) == "float32"
+        self.facts.keeps_float32_default = keeps_float32 and (
+            self.facts.keeps_float32_default or not self.facts.sets_default_dtype)
         self.facts.sets_default_dtype = True
         return NONE
+
+    def _default_type_dtype(self, value: Value) -> str | None:
+        """The dtype a default dtype or tensor type names: ``torch.float32``, ``torch.cuda.FloatTensor``, or
+        ``"torch.FloatTensor"``."""
+        named = value.literal if value.kind is Kind.STRING else value.qualname if value.kind is Kind.REF else None
+        model = self.models.call(named) if named else None
+        if model is not None and model.dtype is not None and "legacy" in model.flags:
+            return model.dtype
+        return self._dtype_of_value(value)
 
     # -- wrappers
 

@@ -58,7 +58,7 @@ ENTRY = Record(
                          optional={"contributions": MapOf(str, ListOf(_FINDING))}),
         # the summary's own shape is the analysis's (``analysis.exported``): it is checked against its digest
         "summary": dict, "summary_digest": str, "summary_dependencies": MapOf(str, str),
-        "changes_default_dtype": bool,
+        "changes_default_dtype": bool, "keeps_float32_default": bool,
     })
 
 

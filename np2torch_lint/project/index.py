@@ -50,6 +50,9 @@ class ProjectFacts:
     #: (directly or not) imports both. A default set in one module holds for the code that runs after it there,
     #: which is the modules it imports and those that import it, not an entry script that never imports it.
     default_dtype_reaches: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: those of ``default_dtype_changed_in`` whose every call names a float32 type
+    #: (``set_default_tensor_type(torch.cuda.FloatTensor)``): they do not make float64 wanted
+    float32_default_set_in: tuple[str, ...] = ()
 
     @property
     def changes_default_dtype(self) -> bool:
@@ -418,18 +421,24 @@ class Project:
         modules can run in a program with each."""
         if self._facts is None:
             files = self._all_files()
-            changed = []
+            changed, float32 = [], []
             for path in files:
                 if path.suffix == ".pyi":
                     continue  # a stub never runs
                 read = self.text_of(path)
-                if read is not None and _calls_a_default_setter(read[0]) and self._changes_default_dtype(path, read):
+                if read is None or not _calls_a_default_setter(read[0]):
+                    continue
+                changes, keeps_float32 = self._changes_default_dtype(path, read)
+                if changes:
                     changed.append(path)
+                    if keeps_float32:
+                        float32.append(_relative(path, self.root))
             reaches = self._programs_with(changed) if changed else {}
             self._facts = ProjectFacts(
                 tuple(_relative(path, self.root) for path in changed),
                 tuple(sorted((_relative(path, self.root), tuple(_relative(s, self.root) for s in setters))
-                             for path, setters in reaches.items())))
+                             for path, setters in reaches.items())),
+                tuple(float32))
         return self._facts
 
     def _programs_with(self, setters: list[Path]) -> dict[Path, list[Path]]:
@@ -457,17 +466,19 @@ class Project:
         prefixes = (".".join(parts[:end]) for end in range(1, len(parts)))
         return [init for prefix in prefixes if (init := self.files.path_of(prefix)) is not None and init != path]
 
-    def _changes_default_dtype(self, path: Path, read: tuple[str, str]) -> bool:
+    def _changes_default_dtype(self, path: Path, read: tuple[str, str]) -> tuple[bool, bool]:
+        """Whether a module sets the default dtype or tensor type, and whether every call of it names float32."""
         if self.cache is not None:
             entry = self.cache.entry(path, read[1])
-            if entry is not None and "changes_default_dtype" in entry:
-                return entry["changes_default_dtype"]
+            if entry is not None and "changes_default_dtype" in entry and "keeps_float32_default" in entry:
+                return entry["changes_default_dtype"], entry["keeps_float32_default"]
         try:
-            changes = self._analysed(path, self._parsed(path, read[0]))[0].sets_default_dtype
+            facts = self._analysed(path, self._parsed(path, read[0]))[0]
+            changes, keeps_float32 = facts.sets_default_dtype, facts.keeps_float32_default
         except SourceError:
-            changes = False
-        self._cache(path, read[1], changes_default_dtype=changes)
-        return changes
+            changes = keeps_float32 = False
+        self._cache(path, read[1], changes_default_dtype=changes, keeps_float32_default=keeps_float32)
+        return changes, keeps_float32
 
     def importers_of(self, paths: list[Path]) -> list[Path]:
         """The project's modules that import one of ``paths``, directly or not (excluded files aside), in path

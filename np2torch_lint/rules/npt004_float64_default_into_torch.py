@@ -34,7 +34,7 @@ def _decided(facts: Facts, conversion: cst.Call) -> bool:
 def _may_report(facts: Facts) -> bool:
     # a program that sets torch's default dtype (here or in another module) may well want float64; a test nearly
     # always does (a reference computed with NumPy or SciPy in float64), and a float32 model it feeds fails the test
-    return not (facts.sets_default_dtype or facts.default_dtype_changed_in or facts.in_test_module)
+    return not (facts.may_want_float64 or facts.in_test_module)
 
 
 def check(facts: Facts, style: FixStyle = FixStyle.HELPERS) -> Iterator[Finding]:
