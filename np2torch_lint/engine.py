@@ -181,8 +181,10 @@ def _analyse_module_text(text: str, filename: str, codes: Collection[str] | None
     contributed = {}
     for path, found in foreign.items():
         their_spans = lines.spans_in(path)
+        # (a fact a read of that module's body made about the caller's own code, a list this file started with a
+        # moved value, is not that module's to report: only what is in its tree is)
         contributed[str(path)] = [_diagnostic(finding, str(path), their_spans, lines, path, fix=False)
-                                  for finding in found]
+                                  for finding in found if finding.node in their_spans]
     return Analysis(module, facts, findings, diagnostics, spans, dependencies, contributed, parents)
 
 

@@ -116,6 +116,25 @@ def test_a_default_tensor_type_that_keeps_float32_does_not_make_float64_wanted(t
     assert [d.code for d in lint_in_project(tmp_path, "model.py")] == []
 
 
+def test_a_fact_another_module_s_body_makes_about_the_caller_s_code_does_not_break_the_caller(tmp_path: Path):
+    # graph-generation's DeepGMG: each graph's list starts with a moved tensor, and model.py's message passing reads
+    # it; what that read found about train.py's node is not model.py's to report (it raised KeyError there)
+    (tmp_path / "model.py").write_text(
+        "import torch\n\n\ndef message_passing(neighbors, embedding, model):\n    new = []\n"
+        "    for i in range(len(neighbors)):\n        if len(neighbors[i]) > 0:\n"
+        "            others = torch.cat([embedding[j] for j in neighbors[i]], dim=0)\n"
+        "            new.append(model.f(others, embedding[i]))\n        else:\n"
+        "            new.append(model.f(torch.zeros(1, 4).cuda(), embedding[i]))\n    return new\n")
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom model import *\n\n\ndef train(dataset, model, size):\n    for graph in dataset:\n"
+        "        embedding = [torch.ones(1, size).cuda()]\n        count = 1\n        while count <= len(graph):\n"
+        "            embedding = message_passing(graph[:count], embedding, model)\n"
+        "            stacked = torch.cat(embedding, dim=0)\n            count += 1\n    return stacked\n")
+    result = run_command("np2torch-lint", "--no-cache", ".", cwd=tmp_path)
+    assert "internal error" not in result.stderr.decode(), result.stderr
+    assert result.returncode == 0, result.stdout
+
+
 def test_a_default_set_by_a_package_init_holds_where_only_a_submodule_is_imported(tmp_path: Path):
     # neurodiffeq's __init__ calls its own helper that sets float64: importing a submodule runs the __init__ first
     (tmp_path / "lib").mkdir()
