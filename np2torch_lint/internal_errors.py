@@ -15,4 +15,12 @@ class InternalError(Exception):
             return error
         frames = traceback.extract_tb(error.__traceback__)
         where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
-        return cls(f"{type(error).__name__}: {error}{where}; please report it")
+        # one line, whatever the exception holds (a KeyError of a syntax node prints the whole tree)
+        text = " ".join(str(error).split())
+        if len(text) > _LONGEST:
+            text = text[:_LONGEST - 3] + "..."
+        return cls(f"{type(error).__name__}: {text}{where}; please report it")
+
+
+#: the most of an exception's own text the message keeps
+_LONGEST = 160

@@ -6,10 +6,12 @@ import json
 import os
 
 import jsonschema
+import libcst as cst
 import pytest
 
 from np2torch_lint import engine, parsing
 from np2torch_lint.cli import main
+from np2torch_lint.internal_errors import InternalError
 
 from helpers import REPO
 
@@ -325,6 +327,15 @@ def _a_bug_in_the_analysis_of(monkeypatch, name: str) -> None:
         return real(module, codes, style, context, filename)
 
     monkeypatch.setattr(engine, "findings_for", findings_for)
+
+
+def test_an_internal_error_is_one_line_whatever_the_exception_prints():
+    try:
+        {}[cst.parse_expression("f(\n  x,\n  y)")]
+    except KeyError as error:
+        message = str(InternalError.from_exception(error))
+    assert "\n" not in message and len(message) < 240, message
+    assert message.startswith("KeyError: Call(") and message.endswith("please report it")
 
 
 @pytest.mark.parametrize("caching", [["--no-cache"], []])
