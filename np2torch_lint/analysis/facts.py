@@ -199,9 +199,13 @@ class Facts:
 
     def _absorb_default_setters(self, other: Facts) -> None:
         if other.sets_default_dtype:
-            self.keeps_float32_default = other.keeps_float32_default and (
-                self.keeps_float32_default or not self.sets_default_dtype)
-            self.sets_default_dtype = True
+            self.note_default_setter(other.keeps_float32_default)
+
+    def note_default_setter(self, keeps_float32: bool) -> None:
+        """A call that sets torch's default dtype or tensor type (or several, ``keeps_float32`` where every one
+        names a float32 type): the file keeps float32 only while every setter does."""
+        self.keeps_float32_default = keeps_float32 and (self.keeps_float32_default or not self.sets_default_dtype)
+        self.sets_default_dtype = True
 
     @property
     def may_want_float64(self) -> bool:

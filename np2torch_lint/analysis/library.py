@@ -352,10 +352,7 @@ class LibraryMixin:
         first = args.first
         # ``torch.set_default_tensor_type(torch.cuda.FloatTensor)`` moves the default tensor to CUDA but keeps
         # float32: float64 is no more wanted than before
-        keeps_float32 = first is not None and self._default_type_dtype(first) == "float32"
-        self.facts.keeps_float32_default = keeps_float32 and (
-            self.facts.keeps_float32_default or not self.facts.sets_default_dtype)
-        self.facts.sets_default_dtype = True
+        self.facts.note_default_setter(first is not None and self._default_type_dtype(first) == "float32")
         return NONE
 
     def _default_type_dtype(self, value: Value) -> str | None:
