@@ -32,23 +32,26 @@ class ControlFlowMixin:
         branch: cst.If | None = node
         colocated = self._colocation_test(node.test)
         first_body: Scope | None = None
+        first_tested: tuple[str, bool] | None = None
         try:
             while branch is not None:
                 self.scope = incoming
                 self.eval(branch.test)
-                when_true, when_false = self._narrowing(branch.test)
+                tested_here = self.device_test(branch.test)
+                when_true, when_false = self._narrowing(branch.test, tested_here)
                 mentions_copy = is_copy_flag_test(branch.test)
                 copy_tests += mentions_copy
                 self.copy_tests += mentions_copy
                 outcome = self.test_outcome(branch.test)
-                false_in_body, false_in_else = self.tests_false_under(branch.test)
+                false_in_body, false_in_else = false_under(tested_here)
+                first_tested = tested_here if branch is node else first_tested
                 body_scope = incoming.copy()
                 body_scope.names.update(when_true)
                 self.scope = body_scope
                 self.false_device_tests = incoming_false + false_in_body
                 first_body = body_scope if first_body is None else first_body
                 # what a branch of a device test returns holds under it (only a function's body returns)
-                branch_test = self.device_test(branch.test) if self.returns is not None else None
+                branch_test = tested_here if self.returns is not None else None
                 if outcome is False:
                     self.read_unreachable(lambda: self._suite(branch.body))
                 else:
@@ -81,7 +84,7 @@ class ControlFlowMixin:
             self.copy_tests -= copy_tests
             self.scope = before
             self.false_device_tests = false_before
-        tested = self.device_test(node.test) if len(reaching) == 2 and not isinstance(node.orelse, cst.If) else None
+        tested = first_tested if len(reaching) == 2 and not isinstance(node.orelse, cst.If) else None
         branches = {} if tested is None else {  # read before the join writes the names the branches inherit
             name: (reaching[0].lookup(name), reaching[1].lookup(name)) for name in before.rebound_in(*reaching)}
         # ``if x.is_cuda: iden = iden.cuda()``: ``iden`` is on an accelerator only where ``x`` already is
@@ -174,39 +177,25 @@ class ControlFlowMixin:
                 return f"is:{name}:{right.raw_value}", False
         return None
 
-    def tests_false_under(self, test: cst.BaseExpression) -> tuple[tuple[tuple[str, bool], ...],
-                                                                   tuple[tuple[str, bool], ...]]:
-        """The device test ``test`` is, as false where it is true and where it is false (``false_device_tests``,
-        cleared as ``_device_test_narrowing`` clears names)."""
-        tested = self.device_test(test)
-        if tested is None:
-            return (), ()
-        key, positive = tested
-        no_cuda = key == api.NO_CUDA_WHERE_FALSE
-        holds, opposite = (key, f"not:{key}") if positive else (f"not:{key}", key)
-        return ((opposite, no_cuda and not positive),), ((holds, no_cuda and positive),)
-
-    def _device_test_narrowing(self, test: cst.BaseExpression) -> tuple[dict[str, Value], dict[str, Value]]:
-        """What a device test says where it is true and where it is false: a value that has something of an
-        accelerator only under it, or only under its opposite, has none of it where that does not hold; where
-        ``torch.cuda.is_available()`` is false, nothing is on CUDA and no copy from a CUDA device is pending."""
-        tested = self.device_test(test)
+    def _device_test_narrowing(self, tested: tuple[str, bool] | None) -> tuple[dict[str, Value], dict[str, Value]]:
+        """What a device test (``device_test``) says where it is true and where it is false: a value that has
+        something of an accelerator only under it, or only under its opposite, has none of it where that does not
+        hold; where ``torch.cuda.is_available()`` is false, nothing is on CUDA and no copy from a CUDA device is
+        pending."""
         if tested is None or not (self.device_tests_noted or tested[0] == api.NO_CUDA_WHERE_FALSE):
             return {}, {}  # no value holds anything under a test yet, and it is not the test for CUDA
-        key, positive = tested
-        holds, opposite = (key, f"not:{key}") if positive else (f"not:{key}", key)
+        false_in_body, false_in_else = false_under(tested)
         when_true: dict[str, Value] = {}
         when_false: dict[str, Value] = {}
         scope = self.scope
         seen: set[str] = set()
-        no_cuda = key == api.NO_CUDA_WHERE_FALSE
         for layer in (scope.names, *scope.inherited):
             for name, value in layer.items():
                 if name in seen:
                     continue
                 seen.add(name)
-                where_false = _cleared(value, holds, no_cuda and positive)
-                where_true = _cleared(value, opposite, no_cuda and not positive)
+                where_false = on_host_where_false(value, false_in_else)
+                where_true = on_host_where_false(value, false_in_body)
                 if where_false is not value:
                     when_false[name] = where_false
                 if where_true is not value:
@@ -217,16 +206,17 @@ class ControlFlowMixin:
         self.eval(node.test)
         if node.msg is not None:
             self.eval(node.msg)
-        self.scope.names.update(self._narrowing(node.test)[0])
+        self.scope.names.update(self._narrowing(node.test, self.device_test(node.test))[0])
         for flag, holds in asserted_flags(node.test):
             # ``assert not config.deep_fusion``: a later ``if config.deep_fusion:`` of this function cannot run
             self.scope.names[ASSERTED + flag] = Value(Kind.NUMBER, dtype="bool", literal=str(holds))
 
-    def _narrowing(self, test: cst.BaseExpression) -> tuple[dict[str, Value], dict[str, Value]]:
+    def _narrowing(self, test: cst.BaseExpression, tested: tuple[str, bool] | None,
+                   ) -> tuple[dict[str, Value], dict[str, Value]]:
         """What ``test`` being true, and being false, says of names: ``isinstance(x, np.ndarray)``,
-        ``x.device.type == "cpu"``, ``x.is_cuda``, a device test (``torch.cuda.is_available()``, ``use_cuda``), and
-        ``not``/``and``/``or`` of those."""
-        device_true, device_false = self._device_test_narrowing(test)
+        ``x.device.type == "cpu"``, ``x.is_cuda``, a device test (``torch.cuda.is_available()``, ``use_cuda``: the
+        ``device_test`` of ``test``, asked once by the caller), and ``not``/``and``/``or`` of those."""
+        device_true, device_false = self._device_test_narrowing(tested)
         when_true, when_false = self._type_narrowing(test)
         if device_true or device_false:
             return {**device_true, **when_true}, {**device_false, **when_false}
@@ -234,11 +224,11 @@ class ControlFlowMixin:
 
     def _type_narrowing(self, test: cst.BaseExpression) -> tuple[dict[str, Value], dict[str, Value]]:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            when_true, when_false = self._narrowing(test.expression)
+            when_true, when_false = self._narrowing(test.expression, self.device_test(test.expression))
             return when_false, when_true
         if isinstance(test, cst.BooleanOperation):
-            left_true, left_false = self._narrowing(test.left)
-            right_true, right_false = self._narrowing(test.right)
+            left_true, left_false = self._narrowing(test.left, self.device_test(test.left))
+            right_true, right_false = self._narrowing(test.right, self.device_test(test.right))
             if isinstance(test.operator, cst.And):
                 return {**left_true, **right_true}, {}
             return {}, {**left_false, **right_false}
@@ -626,6 +616,17 @@ def with_tests_renamed(value: Value, renamed: dict[str, str]) -> Value:
         new = renamed.get(test[4:] if negated else test)
         return each if new is None else each.but(device_test=f"not:{new}" if negated else new)
     return _nested(value, renamed_test)
+
+
+def false_under(tested: tuple[str, bool] | None) -> tuple[tuple[tuple[str, bool], ...], tuple[tuple[str, bool], ...]]:
+    """A device test (``device_test``) as the tests false where it is true and where it is false, each with whether
+    it is the test for CUDA itself (``false_device_tests``, ``on_host_where_false``)."""
+    if tested is None:
+        return (), ()
+    key, positive = tested
+    no_cuda = key == api.NO_CUDA_WHERE_FALSE
+    holds, opposite = (key, f"not:{key}") if positive else (f"not:{key}", key)
+    return ((opposite, no_cuda and not positive),), ((holds, no_cuda and positive),)
 
 
 def on_host_where_false(value: Value, false_tests: tuple[tuple[str, bool], ...]) -> Value:

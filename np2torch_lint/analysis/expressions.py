@@ -6,7 +6,7 @@ import libcst as cst
 
 from . import known_apis as api
 from .arguments import Args
-from .control_flow import under_device_test
+from .control_flow import false_under, under_device_test
 from .array_layout import subscript_layout
 from .calls import class_of
 from .definitions import ClassInfo, parameter_of
@@ -186,20 +186,20 @@ class ExpressionsMixin:
         self.eval(node.test)
         mentions_copy = is_copy_flag_test(node.test)
         self.copy_tests += mentions_copy
-        when_true, when_false = self._narrowing(node.test)
+        tested = self.device_test(node.test)
+        when_true, when_false = self._narrowing(node.test, tested)
         outcome = self.test_outcome(node.test)
         try:
             if outcome is not None:  # one branch cannot run: the value is the other's
                 taken, skipped = (node.body, node.orelse) if outcome else (node.orelse, node.body)
                 self.read_unreachable(lambda: self.eval(skipped))
                 return self._eval_narrowed(taken, when_true if outcome else when_false)
-            false_in_body, false_in_else = self.tests_false_under(node.test)
+            false_in_body, false_in_else = false_under(tested)
             body = self._eval_narrowed(node.body, when_true, false_in_body)
             orelse = self._eval_narrowed(node.orelse, when_false, false_in_else)
         finally:
             self.copy_tests -= mentions_copy
         joined = join(body, orelse)
-        tested = self.device_test(node.test)
         if tested is None:
             return joined
         marked = under_device_test(joined, self.placing(body), self.placing(orelse), *tested)
